@@ -1,0 +1,37 @@
+# lcwrap — every target runs from a clean checkout.
+GO        ?= go
+BIN       ?= bin/lcwrap
+FUZZTIME  ?= 10s
+PKGS      := ./...
+
+.PHONY: all build test lint vet fmt-check fuzz bench examples clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/lcwrap
+
+# The whole suite: vet, formatting, and every test with the race detector.
+test: vet fmt-check
+	$(GO) test -race -count=1 $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+lint: vet fmt-check
+
+# Each fuzz target runs for FUZZTIME, seeded from testdata/.
+fuzz:
+	$(GO) test ./redact -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
+
+# Benchmarks against their peers, side by side; writes bench/RESULTS.md.
+bench: build
+	bash bench/run.sh
+
+clean:
+	rm -rf bin bench/out

@@ -1,0 +1,134 @@
+package capabilities
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Value is one capability's status: Known or Unknown.
+type Value string
+
+const (
+	// Known means the source produces this kind of evidence.
+	Known Value = "known"
+	// Unknown means it does not, or lcwrap cannot tell. It is the default.
+	Unknown Value = "unknown"
+)
+
+// Valid reports whether v is one of the two contract values.
+func (v Value) Valid() bool { return v == Known || v == Unknown }
+
+// Names lists the five capability keys in contract order.
+var Names = [5]string{"history", "heartbeat", "snapshot", "cancel", "terminalCause"}
+
+// Set is the contract's capabilities object.
+type Set struct {
+	History       Value `json:"history"`
+	Heartbeat     Value `json:"heartbeat"`
+	Snapshot      Value `json:"snapshot"`
+	Cancel        Value `json:"cancel"`
+	TerminalCause Value `json:"terminalCause"`
+}
+
+// AllUnknown is the honest default: nothing is claimed.
+func AllUnknown() Set {
+	return Set{Unknown, Unknown, Unknown, Unknown, Unknown}
+}
+
+// Normalize turns every empty value into Unknown; it never produces Known.
+func (s Set) Normalize() Set {
+	for _, p := range s.fields() {
+		if *p == "" {
+			*p = Unknown
+		}
+	}
+	return s
+}
+
+// Get returns the value of a capability by its contract name.
+func (s Set) Get(name string) (Value, bool) {
+	switch name {
+	case "history":
+		return s.History, true
+	case "heartbeat":
+		return s.Heartbeat, true
+	case "snapshot":
+		return s.Snapshot, true
+	case "cancel":
+		return s.Cancel, true
+	case "terminalCause":
+		return s.TerminalCause, true
+	}
+	return "", false
+}
+
+func (s *Set) fields() [5]*Value {
+	return [5]*Value{&s.History, &s.Heartbeat, &s.Snapshot, &s.Cancel, &s.TerminalCause}
+}
+
+// Profile is a named, documented capability set.
+type Profile struct {
+	// Name is how the profile is chosen on the command line (emit --profile).
+	Name string
+	// Set is what the profile declares.
+	Set Set
+	// Why says in one sentence what evidence justifies each known value.
+	Why string
+}
+
+var profiles = map[string]Profile{
+	"launched": {
+		Name: "launched",
+		Set:  Set{History: Known, Heartbeat: Known, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
+		Why:  "lcwrap started the process: it saw every transition, emits heartbeats, can signal the process group it created and reads the exit status from wait.",
+	},
+	"launched-no-heartbeat": {
+		Name: "launched-no-heartbeat",
+		Set:  Set{History: Known, Heartbeat: Unknown, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
+		Why:  "as launched, but with --heartbeat 0 there is no liveness evidence between transitions.",
+	},
+	"adopted-pid-only": {
+		Name: "adopted-pid-only",
+		Set:  AllUnknown(),
+		Why:  "only process presence is visible: history, state, heartbeat, exit cause and cancel authority are unknown.",
+	},
+	"external": {
+		Name: "external",
+		Set:  AllUnknown(),
+		Why:  "events relayed by a stateless producer (a hook script): what happened before or between its calls is unknown.",
+	},
+}
+
+// Launched is the profile of a child lcwrap started itself.
+func Launched(heartbeat bool) Profile {
+	if heartbeat {
+		return profiles["launched"]
+	}
+	return profiles["launched-no-heartbeat"]
+}
+
+// AdoptedPIDOnly is the profile of a process observed by pid alone.
+func AdoptedPIDOnly() Profile { return profiles["adopted-pid-only"] }
+
+// External is the profile of events relayed by a stateless producer.
+func External() Profile { return profiles["external"] }
+
+// Lookup finds a profile by name. It returns an error naming the choices
+// when the name is unknown.
+func Lookup(name string) (Profile, error) {
+	p, ok := profiles[name]
+	if !ok {
+		return Profile{}, fmt.Errorf("unknown capability profile %q (choose one of %v)", name, ProfileNames())
+	}
+	return p, nil
+}
+
+// ProfileNames lists the profile names, sorted.
+func ProfileNames() []string {
+	names := make([]string, 0, len(profiles))
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit codes of lcwrap itself (the child's own code passes through).
+const (
+	exitUsage = 125 // lcwrap's own usage error: nothing was started
+)
+
+// usageError is a command-line mistake: exit 125 with one line saying what
+// to do.
+type usageError struct {
+	cmd string // the command whose help to point at
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(cmd *cli.Command, format string, args ...any) error {
+	return &usageError{cmd: cmd.FullName(), msg: fmt.Sprintf(format, args...)}
+}
+
+// exitError carries an exit code and an optional message for stderr.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// exitCode returns code, printing msg (when not empty) as one line.
+func exitCode(code int, format string, args ...any) error {
+	return &exitError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// stdio is where commands read and write; only cmd/lcwrap touches the
+// terminal.
+type stdio struct {
+	in       *os.File
+	out, err io.Writer
+}
+
+func run(args []string) int {
+	io := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}
+	return runWith(context.Background(), args, io)
+}
+
+func runWith(ctx context.Context, args []string, io stdio) int {
+	app := newApp(io)
+	err := app.Run(ctx, args)
+	return report(err, io.err)
+}
+
+// report turns an error from the command tree into an exit code, printing
+// one line for it.
+func report(err error, w io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		help := "lcwrap --help"
+		if ue.cmd != "" && ue.cmd != "lcwrap" {
+			help = ue.cmd + " --help"
+		}
+		fmt.Fprintf(w, "lcwrap: %s (see '%s')\n", oneLine(ue.msg), help)
+		return exitUsage
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(w, "lcwrap: %s\n", oneLine(ee.msg))
+		}
+		return ee.code
+	}
+	// Anything else comes from argument parsing before an action ran.
+	fmt.Fprintf(w, "lcwrap: %s (see 'lcwrap --help')\n", oneLine(err.Error()))
+	return exitUsage
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func newApp(io stdio) *cli.Command {
+	zero := 0
+	one := 1
+	root := &cli.Command{
+		Name:                      "lcwrap",
+		Usage:                     "wrap or adopt a process and report its lifecycle as JSON Lines",
+		UsageText:                 "lcwrap [run flags] [--] COMMAND [ARGS...]\nlcwrap COMMAND_OF_LCWRAP [flags] [args]",
+		Version:                   version,
+		Writer:                    io.out,
+		ErrWriter:                 io.err,
+		ExitErrHandler:            func(context.Context, *cli.Command, error) {},
+		OnUsageError:              onUsageError,
+		DisableSliceFlagSeparator: true,
+		HideHelpCommand:           true,
+		StopOnNthArg:              &one,
+		Flags:                     runFlags(),
+		Action:                    runAction(io),
+		Commands: []*cli.Command{
+			runCommand(io),
+			adoptCommand(io),
+			statusCommand(io),
+			reconcileCommand(io),
+			snapshotCommand(io),
+			cancelCommand(io),
+			tailCommand(io),
+			emitCommand(io),
+			journalCommand(io),
+			validateCommand(io),
+		},
+	}
+	_ = zero
+	setUsageHandlers(root)
+	return root
+}
+
+func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+	return &usageError{cmd: cmd.FullName(), msg: err.Error()}
+}
+
+// setUsageHandlers makes every command report flag mistakes as usage errors
+// (exit 125) and never print its own help on error.
+func setUsageHandlers(c *cli.Command) {
+	if c.OnUsageError == nil {
+		c.OnUsageError = onUsageError
+	}
+	for _, sub := range c.Commands {
+		setUsageHandlers(sub)
+	}
+}
+
+// notYet is the action of a command whose issue has not landed.
+func notYet(name string) cli.ActionFunc {
+	return func(context.Context, *cli.Command) error {
+		return exitCode(exitUsage, "%s is not available in this build", name)
+	}
+}

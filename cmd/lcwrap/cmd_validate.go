@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/jsonl"
+)
+
+func validateCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:      "validate",
+		Usage:     "check that a stream holds valid schema-v1 events",
+		ArgsUsage: "[FILE...|-]",
+		Description: "Reads each FILE (or standard input) line by line and prints a summary:\n" +
+			"N valid, M invalid, with counts by class (malformed, oversized, invalid-utf8,\n" +
+			"schema, truncated) and up to 32 redacted diagnostics per input.\n" +
+			"Exit status: 0 when every line is valid, 1 otherwise.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "mixed", Usage: "count lines that are not lifecycle events as log lines (a CI log)"},
+			&cli.IntFlag{Name: "max-line-bytes", Value: jsonl.DefaultMaxLineBytes, Usage: "longest accepted line, in bytes"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the summary, no diagnostics"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			max := cmd.Int("max-line-bytes")
+			if max <= 0 {
+				return usagef(cmd, "--max-line-bytes must be a positive number of bytes, not %d", max)
+			}
+			inputs := cmd.Args().Slice()
+			if len(inputs) == 0 {
+				inputs = []string{"-"}
+			}
+			opts := jsonl.DecoderOptions{MaxLineBytes: max, Mixed: cmd.Bool("mixed")}
+			allValid := true
+			var total jsonl.Stats
+			for _, name := range inputs {
+				st, ok, err := validateOne(std, name, opts, cmd.Bool("quiet"), len(inputs) > 1)
+				if err != nil {
+					return exitCode(1, "validate %s: %v", name, err)
+				}
+				allValid = allValid && ok
+				total.Lines += st.Lines
+				total.Valid += st.Valid
+				total.Invalid += st.Invalid
+				total.Log += st.Log
+			}
+			if len(inputs) > 1 {
+				fmt.Fprintf(std.out, "total: %s\n", summary(total, opts.Mixed))
+			}
+			if !allValid {
+				return exitCode(1, "")
+			}
+			return nil
+		},
+	}
+}
+
+func validateOne(std stdio, name string, opts jsonl.DecoderOptions, quiet, prefix bool) (jsonl.Stats, bool, error) {
+	var r io.Reader
+	if name == "-" {
+		r = std.in
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return jsonl.Stats{}, false, err
+		}
+		defer f.Close()
+		r = f
+	}
+	d := jsonl.NewDecoder(r, opts)
+	for {
+		_, err := d.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return d.Stats(), false, err
+		}
+	}
+	st := d.Stats()
+	label := ""
+	if prefix {
+		label = name + ": "
+	}
+	fmt.Fprintf(std.out, "%s%s\n", label, summary(st, opts.Mixed))
+	if !quiet {
+		diags := d.Diagnostics()
+		for _, dg := range diags {
+			fmt.Fprintf(std.out, "  %s\n", dg)
+		}
+		if int64(len(diags)) < st.Invalid {
+			fmt.Fprintf(std.out, "  (%d more problems not shown; at most %d are kept)\n", st.Invalid-int64(len(diags)), jsonl.MaxDiagnostics)
+		}
+	}
+	return st, st.Invalid == 0, nil
+}
+
+func summary(st jsonl.Stats, mixed bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d valid, %d invalid", st.Valid, st.Invalid)
+	var parts []string
+	for _, c := range jsonl.Classes {
+		if n := st.ByClass[c]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, n))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	}
+	if mixed {
+		fmt.Fprintf(&b, ", %d log lines", st.Log)
+	}
+	return b.String()
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// The test binary doubles as the lcwrap binary for testscript and as every
+// helper process the tests need (see helpers_test.go).
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"lcwrap": func() { os.Exit(run(os.Args)) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:  "testdata/script",
+		Cmds: scriptCmds(),
+		Setup: func(env *testscript.Env) error {
+			// The shared golden streams (some hold bytes txtar cannot).
+			src, err := filepath.Abs("../../testdata/streams")
+			if err != nil {
+				return err
+			}
+			dst := filepath.Join(env.WorkDir, "streams")
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				return err
+			}
+			entries, err := os.ReadDir(src)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				b, err := os.ReadFile(filepath.Join(src, e.Name()))
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+					return err
+				}
+			}
+			// Keep every test away from the real default journal.
+			env.Setenv("LCWRAP_JOURNAL", filepath.Join(env.WorkDir, "state", "journal.jsonl"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
+			return nil
+		},
+	})
+}
+
+// scriptCmds are the commands testscript files may use beyond the built-in
+// ones.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		// exits CODE PROG [ARGS...]: run PROG and require exactly that exit
+		// code; stdout and stderr are kept for the next checks.
+		"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) < 2 {
+				ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+			}
+			want, err := strconv.Atoi(args[0])
+			if err != nil {
+				ts.Fatalf("exits: bad code %q", args[0])
+			}
+			err = ts.Exec(args[1], args[2:]...)
+			got := 0
+			var ee *exec.ExitError
+			switch {
+			case errors.As(err, &ee):
+				got = ee.ExitCode()
+			case err != nil:
+				ts.Fatalf("exits: %v", err)
+			}
+			if got != want {
+				ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+			}
+		},
+	}
+}
