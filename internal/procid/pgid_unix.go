@@ -1,0 +1,13 @@
+//go:build (!linux || lcwrap_gopsutil) && unix
+
+package procid
+
+import "golang.org/x/sys/unix"
+
+func pgidOf(pid int) int {
+	g, err := unix.Getpgid(pid)
+	if err != nil {
+		return -1
+	}
+	return g
+}

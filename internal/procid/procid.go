@@ -1,0 +1,188 @@
+package procid
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"sync"
+)
+
+var (
+	// ErrNoProcess means there is no process with that pid.
+	ErrNoProcess = errors.New("no such process")
+	// ErrPermission means the process exists but cannot be inspected.
+	ErrPermission = errors.New("permission denied")
+)
+
+// Identity names one process on one boot of one host. It is what lcwrap
+// records in event details ({pid, startTime, host}; bootId when known).
+type Identity struct {
+	PID       int    `json:"pid"`
+	StartTime uint64 `json:"startTime"`
+	BootID    string `json:"bootId,omitempty"`
+	Host      string `json:"host,omitempty"`
+}
+
+// Info is what the process table says about a pid right now.
+type Info struct {
+	PID       int
+	PPID      int
+	PGID      int
+	State     byte // 'R', 'S', 'Z', ... ('?' when unknown)
+	StartTime uint64
+	Comm      string
+}
+
+// Zombie reports whether the process has exited but not been reaped.
+func (i Info) Zombie() bool { return i.State == 'Z' || i.State == 'X' }
+
+// Table reads the process table. System is the real one.
+type Table interface {
+	// Stat returns the process's info, ErrNoProcess or ErrPermission.
+	Stat(pid int) (Info, error)
+}
+
+// Status is the result of Check.
+type Status int
+
+// The outcomes of Check.
+const (
+	Unknown Status = iota
+	Alive
+	Gone
+)
+
+func (s Status) String() string {
+	switch s {
+	case Alive:
+		return "alive"
+	case Gone:
+		return "gone"
+	}
+	return "unknown"
+}
+
+// Verdict explains a Check result in words fit for event details.
+type Verdict struct {
+	Status Status
+	Reason string
+}
+
+// Check compares a recorded identity with the process table t.
+func Check(t Table, id Identity) Verdict {
+	if id.Host != "" && id.Host != Host() {
+		return Verdict{Unknown, "recorded on host " + id.Host + ", this is " + Host()}
+	}
+	if id.BootID != "" && BootID() != "" && id.BootID != BootID() {
+		return Verdict{Gone, "the host has rebooted since the process was recorded"}
+	}
+	if id.PID <= 0 {
+		return Verdict{Unknown, "no pid recorded"}
+	}
+	info, err := t.Stat(id.PID)
+	switch {
+	case errors.Is(err, ErrNoProcess):
+		return Verdict{Gone, "no process has that pid"}
+	case err != nil:
+		return Verdict{Unknown, "cannot inspect the pid: " + err.Error()}
+	}
+	if id.StartTime != 0 && info.StartTime != id.StartTime {
+		return Verdict{Gone, "the pid now belongs to a different process (start time differs)"}
+	}
+	if info.Zombie() {
+		return Verdict{Gone, "the process has exited (zombie, not yet reaped)"}
+	}
+	if id.StartTime == 0 {
+		return Verdict{Unknown, "a process has that pid, but no start time was recorded to tell whether it is the same one"}
+	}
+	return Verdict{Alive, "the same process (pid and start time match)"}
+}
+
+// Of returns the identity of a live process from t, host and boot included.
+func Of(t Table, pid int) (Identity, Info, error) {
+	info, err := t.Stat(pid)
+	if err != nil {
+		return Identity{}, info, err
+	}
+	return Identity{PID: pid, StartTime: info.StartTime, BootID: BootID(), Host: Host()}, info, nil
+}
+
+// Self returns lcwrap's own identity.
+func Self() (Identity, error) {
+	id, _, err := Of(System, os.Getpid())
+	return id, err
+}
+
+var (
+	hostOnce sync.Once
+	host     string
+	bootOnce sync.Once
+	bootID   string
+)
+
+// Host returns this host's name ("" when unknown).
+func Host() string {
+	hostOnce.Do(func() { host, _ = os.Hostname() })
+	return host
+}
+
+// BootID returns this boot's id ("" when the system has none).
+func BootID() string {
+	bootOnce.Do(func() {
+		b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+		if err == nil {
+			bootID = strings.TrimSpace(string(b))
+		}
+	})
+	return bootID
+}
+
+// FakeTable is a Table for tests: it answers from a map and falls back to
+// another table for pids it does not hold.
+type FakeTable struct {
+	mu       sync.Mutex
+	Procs    map[int]Info
+	gone     map[int]bool
+	Fallback Table
+}
+
+// Stat implements Table.
+func (f *FakeTable) Stat(pid int) (Info, error) {
+	f.mu.Lock()
+	info, ok := f.Procs[pid]
+	gone := f.gone[pid]
+	f.mu.Unlock()
+	if gone {
+		return Info{}, ErrNoProcess
+	}
+	if ok {
+		return info, nil
+	}
+	if f.Fallback != nil {
+		return f.Fallback.Stat(pid)
+	}
+	return Info{}, ErrNoProcess
+}
+
+// Set replaces a pid's entry (simulating exit, zombie or reuse).
+func (f *FakeTable) Set(pid int, info Info) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.Procs == nil {
+		f.Procs = map[int]Info{}
+	}
+	info.PID = pid
+	f.Procs[pid] = info
+	delete(f.gone, pid)
+}
+
+// Remove deletes a pid's entry (and hides it from the fallback).
+func (f *FakeTable) Remove(pid int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.gone == nil {
+		f.gone = map[int]bool{}
+	}
+	delete(f.Procs, pid)
+	f.gone[pid] = true
+}

@@ -1,0 +1,121 @@
+package procid
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestSelf(t *testing.T) {
+	id, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.PID != os.Getpid() || id.StartTime == 0 || id.Host == "" {
+		t.Fatalf("Self = %+v", id)
+	}
+	if v := Check(System, id); v.Status != Alive {
+		t.Fatalf("Check(self) = %+v", v)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	self, _ := Self()
+	fake := &FakeTable{Fallback: System}
+	reused := self
+	reused.PID = 4242
+	fake.Set(4242, Info{StartTime: self.StartTime + 1, State: 'S'})
+	zombie := self
+	zombie.PID = 4243
+	fake.Set(4243, Info{StartTime: self.StartTime, State: 'Z'})
+	gone := self
+	gone.PID = 4244
+	fake.Remove(4244)
+	noStart := Identity{PID: os.Getpid()}
+	other := self
+	other.Host = self.Host + "-elsewhere"
+	rebooted := self
+	rebooted.BootID = "not-this-boot"
+	cases := []struct {
+		name string
+		id   Identity
+		want Status
+	}{
+		{"same process", self, Alive},
+		{"pid reused", reused, Gone},
+		{"zombie", zombie, Gone},
+		{"no such pid", gone, Gone},
+		{"no start time", noStart, Unknown},
+		{"other host", other, Unknown},
+		{"no pid", Identity{}, Unknown},
+	}
+	if BootID() != "" {
+		cases = append(cases, struct {
+			name string
+			id   Identity
+			want Status
+		}{"rebooted", rebooted, Gone})
+	}
+	for _, c := range cases {
+		if v := Check(fake, c.id); v.Status != c.want || v.Reason == "" {
+			t.Errorf("%s: Check = %v (%s), want %v", c.name, v.Status, v.Reason, c.want)
+		}
+	}
+}
+
+// A real child: alive while it runs, gone (zombie) once it exits unreaped,
+// gone after it is reaped.
+func TestCheckRealChild(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	id, info, err := Of(System, cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.PGID != cmd.Process.Pid || info.PPID != os.Getpid() {
+		t.Errorf("info %+v", info)
+	}
+	if v := Check(System, id); v.Status != Alive {
+		t.Fatalf("running child: %+v", v)
+	}
+	members, err := GroupMembers(cmd.Process.Pid)
+	if err != nil || !slices.Contains(members, cmd.Process.Pid) {
+		t.Fatalf("GroupMembers = %v, %v", members, err)
+	}
+	if args, err := Cmdline(cmd.Process.Pid); err != nil || !slices.Equal(args, []string{"sleep", "30"}) {
+		t.Errorf("Cmdline = %q, %v", args, err)
+	}
+	if exe, err := Exe(cmd.Process.Pid); err != nil || exe == "" {
+		t.Errorf("Exe = %q, %v", exe, err)
+	}
+	// Kill it but do not reap it yet: a zombie is gone.
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := Check(System, id)
+		if v.Status == Gone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("killed child still %v", v)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = cmd.Wait()
+	if v := Check(System, id); v.Status != Gone {
+		t.Fatalf("reaped child: %+v", v)
+	}
+	if _, err := System.Stat(cmd.Process.Pid); !errors.Is(err, ErrNoProcess) {
+		t.Fatalf("Stat of a reaped pid: %v", err)
+	}
+}
