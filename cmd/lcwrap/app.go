@@ -53,14 +53,14 @@ type stdio struct {
 }
 
 func run(args []string) int {
-	io := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}
-	return runWith(context.Background(), args, io)
+	std := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}
+	return runWith(context.Background(), args, std)
 }
 
-func runWith(ctx context.Context, args []string, io stdio) int {
-	app := newApp(io)
+func runWith(ctx context.Context, args []string, std stdio) int {
+	app := newApp(std)
 	err := app.Run(ctx, args)
-	return report(err, io.err)
+	return report(err, std.err)
 }
 
 // report turns an error from the command tree into an exit code, printing
@@ -94,37 +94,35 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func newApp(io stdio) *cli.Command {
-	zero := 0
+func newApp(std stdio) *cli.Command {
 	one := 1
 	root := &cli.Command{
 		Name:                      "lcwrap",
 		Usage:                     "wrap or adopt a process and report its lifecycle as JSON Lines",
 		UsageText:                 "lcwrap [run flags] [--] COMMAND [ARGS...]\nlcwrap COMMAND_OF_LCWRAP [flags] [args]",
 		Version:                   version,
-		Writer:                    io.out,
-		ErrWriter:                 io.err,
+		Writer:                    std.out,
+		ErrWriter:                 std.err,
 		ExitErrHandler:            func(context.Context, *cli.Command, error) {},
 		OnUsageError:              onUsageError,
 		DisableSliceFlagSeparator: true,
 		HideHelpCommand:           true,
 		StopOnNthArg:              &one,
 		Flags:                     runFlags(),
-		Action:                    runAction(io),
+		Action:                    runAction(std),
 		Commands: []*cli.Command{
-			runCommand(io),
-			adoptCommand(io),
-			statusCommand(io),
-			reconcileCommand(io),
-			snapshotCommand(io),
-			cancelCommand(io),
-			tailCommand(io),
-			emitCommand(io),
-			journalCommand(io),
-			validateCommand(io),
+			runCommand(std),
+			adoptCommand(std),
+			statusCommand(std),
+			reconcileCommand(std),
+			snapshotCommand(std),
+			cancelCommand(std),
+			tailCommand(std),
+			emitCommand(std),
+			journalCommand(std),
+			validateCommand(std),
 		},
 	}
-	_ = zero
 	setUsageHandlers(root)
 	return root
 }
