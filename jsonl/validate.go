@@ -2,9 +2,7 @@ package jsonl
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -52,41 +50,6 @@ func ClassOf(err error) Class {
 
 func fieldErr(field, rule string) error { return &FieldError{Field: field, Rule: rule} }
 
-// wire mirrors Event with pointers, so that presence and type can be told
-// apart from zero values.
-type wire struct {
-	SchemaVersion   *int64          `json:"schemaVersion"`
-	EventID         *string         `json:"eventId"`
-	Source          *string         `json:"source"`
-	SourceEpoch     *string         `json:"sourceEpoch"`
-	ChildID         *string         `json:"childId"`
-	Lineage         *wireLineage    `json:"lineage"`
-	Kind            *string         `json:"kind"`
-	State           *string         `json:"state"`
-	ObservedAt      *string         `json:"observedAt"`
-	Sequence        *int64          `json:"sequence"`
-	Activity        *string         `json:"activity"`
-	Details         json.RawMessage `json:"details"`
-	Capabilities    *wireCaps       `json:"capabilities"`
-	JournalSequence *int64          `json:"journalSequence"`
-}
-
-type wireLineage struct {
-	RootChildID   *string `json:"rootChildId"`
-	Attempt       *int64  `json:"attempt"`
-	External      *bool   `json:"external"`
-	ParentChildID *string `json:"parentChildId"`
-	AdoptedAt     *string `json:"adoptedAt"`
-}
-
-type wireCaps struct {
-	History       *string `json:"history"`
-	Heartbeat     *string `json:"heartbeat"`
-	Snapshot      *string `json:"snapshot"`
-	Cancel        *string `json:"cancel"`
-	TerminalCause *string `json:"terminalCause"`
-}
-
 // typeRules names the JSON type each field must have, for decode errors.
 var typeRules = map[string]string{
 	"schemaVersion":              "must be the integer 1",
@@ -122,108 +85,98 @@ func Parse(line []byte) (Event, int64, error) {
 	if trimmed[0] != '{' {
 		return ev, 0, &SyntaxError{Reason: "does not start with '{'"}
 	}
-	var w wire
-	if err := json.Unmarshal(trimmed, &w); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			rule, ok := typeRules[te.Field]
-			if !ok {
-				rule = "must be a string"
-			}
-			return ev, 0, fieldErr(te.Field, rule)
-		}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return ev, 0, &SyntaxError{Reason: fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)}
-		}
-		return ev, 0, &SyntaxError{Reason: err.Error()}
-	}
-	if err := w.required(); err != nil {
+	var f flat
+	if err := decodeFlat(trimmed, &f); err != nil {
 		return ev, 0, err
 	}
-	ev = w.event()
+	return f.finish()
+}
+
+// finish applies the presence rules, builds the event and validates it.
+func (f *flat) finish() (Event, int64, error) {
+	var ev Event
+	if err := f.required(); err != nil {
+		return ev, 0, err
+	}
+	ev = f.event()
 	if err := ev.Validate(); err != nil {
 		return ev, 0, err
 	}
 	var js int64
-	if w.JournalSequence != nil {
-		if *w.JournalSequence < 1 {
+	if f.has&hasJournalSequence != 0 {
+		if f.journalSequence < 1 {
 			return ev, 0, fieldErr("journalSequence", typeRules["journalSequence"])
 		}
-		js = *w.JournalSequence
+		js = f.journalSequence
 	}
 	ev.Normalize()
 	return ev, js, nil
 }
 
-func (w *wire) required() error {
-	switch {
-	case w.SchemaVersion == nil:
-		return fieldErr("schemaVersion", "is required")
-	case w.EventID == nil:
-		return fieldErr("eventId", "is required")
-	case w.Source == nil:
-		return fieldErr("source", "is required")
-	case w.SourceEpoch == nil:
-		return fieldErr("sourceEpoch", "is required")
-	case w.ChildID == nil:
-		return fieldErr("childId", "is required")
-	case w.Lineage == nil:
-		return fieldErr("lineage", "is required")
-	case w.Lineage.RootChildID == nil:
-		return fieldErr("lineage.rootChildId", "is required")
-	case w.Lineage.Attempt == nil:
-		return fieldErr("lineage.attempt", "is required")
-	case w.Lineage.External == nil:
-		return fieldErr("lineage.external", "is required")
-	case w.Kind == nil:
+func (f *flat) required() error {
+	for _, r := range [...]struct {
+		bit   uint32
+		field string
+	}{
+		{hasSchemaVersion, "schemaVersion"}, {hasEventID, "eventId"}, {hasSource, "source"},
+		{hasSourceEpoch, "sourceEpoch"}, {hasChildID, "childId"}, {hasLineage, "lineage"},
+	} {
+		if f.has&r.bit == 0 {
+			return fieldErr(r.field, "is required")
+		}
+	}
+	for _, r := range [...]struct {
+		bit   uint8
+		field string
+	}{{hasRoot, "lineage.rootChildId"}, {hasAttempt, "lineage.attempt"}, {hasExternal, "lineage.external"}} {
+		if f.lineage.has&r.bit == 0 {
+			return fieldErr(r.field, "is required")
+		}
+	}
+	if f.has&hasKind == 0 {
 		return fieldErr("kind", "is required")
-	case w.ObservedAt == nil:
+	}
+	if f.has&hasObservedAt == 0 {
 		return fieldErr("observedAt", "is required")
 	}
-	if d := bytes.TrimSpace(w.Details); len(d) > 0 && d[0] != '{' && !bytes.Equal(d, []byte("null")) {
+	if d := f.details; f.has&hasDetails != 0 && d[0] != '{' && string(d) != "null" {
 		return fieldErr("details", typeRules["details"])
 	}
 	return nil
 }
 
-func str(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
-
-func (w *wire) event() Event {
+func (f *flat) event() Event {
 	ev := Event{
-		SchemaVersion: int(*w.SchemaVersion),
-		EventID:       *w.EventID,
-		Source:        *w.Source,
-		SourceEpoch:   *w.SourceEpoch,
-		ChildID:       *w.ChildID,
+		SchemaVersion: int(f.schemaVersion),
+		EventID:       f.eventID,
+		Source:        f.source,
+		SourceEpoch:   f.sourceEpoch,
+		ChildID:       f.childID,
 		Lineage: Lineage{
-			RootChildID:   *w.Lineage.RootChildID,
-			Attempt:       *w.Lineage.Attempt,
-			External:      *w.Lineage.External,
-			ParentChildID: str(w.Lineage.ParentChildID),
-			AdoptedAt:     str(w.Lineage.AdoptedAt),
+			RootChildID:   f.lineage.rootChildID,
+			Attempt:       f.lineage.attempt,
+			External:      f.lineage.external,
+			ParentChildID: f.lineage.parentChildID,
+			AdoptedAt:     f.lineage.adoptedAt,
 		},
-		Kind:       Kind(*w.Kind),
-		State:      State(str(w.State)),
-		ObservedAt: *w.ObservedAt,
-		Sequence:   w.Sequence,
-		Activity:   str(w.Activity),
+		Kind:       Kind(f.kind),
+		State:      State(f.state),
+		ObservedAt: f.observedAt,
+		Activity:   f.activity,
 	}
-	if d := bytes.TrimSpace(w.Details); len(d) > 0 && d[0] == '{' {
-		ev.Details = d
+	if f.has&hasSequence != 0 {
+		ev.Sequence = Int64(f.sequence)
 	}
-	if c := w.Capabilities; c != nil {
+	if f.has&hasDetails != 0 && f.details[0] == '{' {
+		ev.Details = f.details
+	}
+	if f.has&hasCapabilities != 0 {
 		ev.Capabilities = capabilities.Set{
-			History:       capabilities.Value(str(c.History)),
-			Heartbeat:     capabilities.Value(str(c.Heartbeat)),
-			Snapshot:      capabilities.Value(str(c.Snapshot)),
-			Cancel:        capabilities.Value(str(c.Cancel)),
-			TerminalCause: capabilities.Value(str(c.TerminalCause)),
+			History:       capabilities.Value(f.caps[0]),
+			Heartbeat:     capabilities.Value(f.caps[1]),
+			Snapshot:      capabilities.Value(f.caps[2]),
+			Cancel:        capabilities.Value(f.caps[3]),
+			TerminalCause: capabilities.Value(f.caps[4]),
 		}
 	}
 	return ev
