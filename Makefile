@@ -14,6 +14,7 @@ build:
 # The whole suite: vet, formatting, and every test with the race detector.
 test: vet fmt-check
 	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -tags lcwrap_gopsutil ./internal/procid ./adopt
 
 vet:
 	$(GO) vet $(PKGS)
@@ -28,8 +29,10 @@ fuzz:
 	$(GO) test ./redact -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./journal -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 
 # Benchmarks against their peers, side by side; writes bench/RESULTS.md.
 bench: build
@@ -37,3 +40,9 @@ bench: build
 
 clean:
 	rm -rf bin bench/out
+
+# Ships a journal that lcwrap writes through an OpenTelemetry Collector built
+# from the Go module proxy (examples/otel-collector/); not part of `make test`.
+.PHONY: otel-demo
+otel-demo:
+	bash examples/otel-collector/demo.sh

@@ -46,6 +46,8 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
+			// Under -race every lcwrap process would pause 1s at exit.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			// Keep every test away from the real default journal.
 			env.Setenv("LCWRAP_JOURNAL", filepath.Join(env.WorkDir, "state", "journal.jsonl"))
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))

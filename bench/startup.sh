@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 3: start-up cost of `lcwrap run` (whole-process wall time wrapping
+# /bin/true) against tini, dumb-init and bare true; ratios to tini.
+set -euo pipefail
+source bench/lib.sh
+N=${STARTUP_RUNS:-300}
+TRUE=$(type -P true)
+J="$BENCH_TMP/startup-journal"
+rm -rf "$J" && mkdir -p "$J"
+NT="$BENCH_TMP/lcwrap-no-template"
+go build -trimpath -tags urfave_cli_no_template -o "$NT" ./cmd/lcwrap
+
+# Rounds of 20 runs per command, interleaved, so that the noise of a shared
+# machine falls on every row alike; the medians are over all runs.
+row() { # label cmd...
+  local label=$1; shift
+  "$TIMEIT" -n 20 -warmup 2 -label "$label" -- "$@"
+}
+declare -A walls cpus rss
+labels=("true" "tini -s" "dumb-init" "lcwrap --no-journal" "lcwrap (default journal)" "lcwrap --no-journal, urfave_cli_no_template")
+for ((r = 0; r < N / 20; r++)); do
+  while IFS=$'\t' read -r label runs med min max cpu peak; do
+    walls[$label]+="$med "; cpus[$label]+="$cpu "; rss[$label]=$peak
+  done < <(
+    row "true" "$TRUE"
+    row "tini -s" tini -s -- "$TRUE"
+    row "dumb-init" dumb-init "$TRUE"
+    row "lcwrap --no-journal" "$LCWRAP" --no-journal -- "$TRUE"
+    LCWRAP_JOURNAL="$J/journal.jsonl" row "lcwrap (default journal)" "$LCWRAP" -- "$TRUE"
+    row "lcwrap --no-journal, urfave_cli_no_template" "$NT" --no-journal -- "$TRUE"
+  )
+done
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+tini_wall=$(echo "${walls[tini -s]}" | median)
+tini_cpu=$(echo "${cpus[tini -s]}" | median)
+echo "## Start-up (issue 3)"
+echo
+echo "Whole-process wall time wrapping \`$TRUE\`: $N runs each, in interleaved rounds of 20;"
+echo "the median of the rounds' medians. Goal: ≤ 1.25× tini without the journal, ≤ 1.6× with it."
+echo
+echo "| command | median wall (ms) | wall ratio to tini | median CPU (ms) | CPU ratio to tini | peak RSS (KiB) |"
+echo "|---|---|---|---|---|---|"
+for l in "${labels[@]}"; do
+  w=$(echo "${walls[$l]}" | median); c=$(echo "${cpus[$l]}" | median)
+  printf '| %s | %.2f | %s× | %.2f | %s× | %s |\n' "$l" "$w" "$(ratio "$w" "$tini_wall")" "$c" "$(ratio "$c" "$tini_cpu")" "${rss[$l]}"
+done
+echo
+echo "Commands: \`bin/lcwrap --no-journal -- $TRUE\`, \`LCWRAP_JOURNAL=tmp/journal.jsonl bin/lcwrap -- $TRUE\`,"
+echo "\`tini -s -- $TRUE\`, \`dumb-init $TRUE\`; the last row is \`go build -tags urfave_cli_no_template ./cmd/lcwrap\`."
+echo "The journal row includes an fsync after the terminal event (\`--fsync terminal\`, the default)."
+echo "CPU is user+system of the whole tree (the wrapper and true), steadier than wall time on a shared machine."

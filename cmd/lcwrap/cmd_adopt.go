@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v3"
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/term"
+
+	"github.com/lcwrap/lcwrap/adopt"
+	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
+)
+
+func adoptCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:      "adopt",
+		Usage:     "observe processes lcwrap did not start (presence only; never signals them)",
+		ArgsUsage: "PID [PID...]",
+		Description: "Records each process's identity (pid and start time) and command line, then\n" +
+			"waits for it to go away and records it as lost: its exit status, history,\n" +
+			"state, heartbeat and cancellation are unknown to an observer. lcwrap never\n" +
+			"sends the process a signal; Ctrl-C stops the observation only.\n" +
+			"Exit status: 0 when every process was observed to its end, 1 when a pid\n" +
+			"could not be adopted (the others are still observed), 130/143 on\n" +
+			"SIGINT/SIGTERM, 125 on usage errors.",
+		Flags: append(writerFlags(),
+			&cli.StringSliceFlag{Name: "pid-file", Usage: "adopt the process whose id is in `PATH` (repeatable)"},
+			&cli.StringFlag{Name: "child-id", Usage: "childId to record (only with a single PID; default: generated from the command name)"},
+			&cli.StringFlag{Name: "parent-child-id", Sources: cli.EnvVars("LCWRAP_CHILD_ID"), Usage: "lineage parentChildId (set by an enclosing lcwrap run)"},
+			&cli.StringFlag{Name: "root-child-id", Sources: cli.EnvVars("LCWRAP_ROOT_CHILD_ID"), Usage: "lineage rootChildId (default: set by an enclosing lcwrap run, else the childId)"},
+			&cli.DurationFlag{Name: "poll", Value: adopt.DefaultPoll, Usage: "how often to look where the kernel offers no pidfd to wait on"},
+			&cli.StringFlag{Name: "watch", Value: "auto", Hidden: true, Usage: "auto (pidfd where available) or poll"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error { return adoptAction(ctx, cmd, std) },
+	}
+}
+
+// stopped is why observation ended early: lcwrap adopt got a signal.
+type stopped struct{ sig syscall.Signal }
+
+func (s *stopped) Error() string { return "lcwrap adopt received " + signalName(s.sig) }
+
+func signalName(s syscall.Signal) string {
+	if s == syscall.SIGINT {
+		return "SIGINT"
+	}
+	return "SIGTERM"
+}
+
+func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
+	pids, err := adoptPIDs(cmd)
+	if err != nil {
+		return err
+	}
+	childID := cmd.String("child-id")
+	if childID != "" && len(pids) > 1 {
+		return usagef(cmd, "--child-id names one lifecycle; it needs exactly one PID, not %d", len(pids))
+	}
+	watch, err := adopt.ParseWatch(cmd.String("watch"))
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	if cmd.Duration("poll") <= 0 {
+		return usagef(cmd, "--poll must be a positive duration, like 250ms")
+	}
+	opts := adopt.Options{Watch: watch, Poll: cmd.Duration("poll")}
+
+	// Signals end the observation; they never reach the adopted processes.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(&stopped{sig: s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+
+	sinks, err := openSinks(cmd, std)
+	if err != nil {
+		return err
+	}
+	em := emit.New(emit.Options{Source: cmd.String("source"), OnSinkError: sinkWarning(std)}, sinks.Sinks(std, true)...)
+	defer em.Close()
+	lineage := jsonl.Lineage{ParentChildID: cmd.String("parent-child-id"), RootChildID: cmd.String("root-child-id")}
+	tty := isTerminal(std.err)
+
+	failed := false
+	var g errgroup.Group
+	for _, pid := range pids {
+		if ctx.Err() != nil {
+			break // a signal came first: adopt nothing more
+		}
+		p, err := adopt.Open(pid, opts)
+		if err != nil {
+			fmt.Fprintf(std.err, "lcwrap: %v%s\n", err, adoptHint(err))
+			failed = true
+			continue
+		}
+		c, err := p.Record(em, childID, lineage)
+		if err != nil {
+			p.Close()
+			fmt.Fprintf(std.err, "lcwrap: pid %d: %v\n", pid, err)
+			failed = true
+			continue
+		}
+		if tty {
+			fmt.Fprintf(std.err, "lcwrap: adopted pid %d (%s) as %s; observing its presence only\n", pid, p.Name(), c.ID())
+		}
+		g.Go(func() error {
+			defer p.Close()
+			_, err := p.Follow(ctx, c)
+			var s *stopped
+			switch {
+			case err == nil:
+				if tty {
+					fmt.Fprintf(std.err, "lcwrap: pid %d exited; exit status unknown (adopted)\n", pid)
+				}
+			case errors.As(err, &s):
+				if tty {
+					fmt.Fprintf(std.err, "lcwrap: pid %d: observation ended; state unknown\n", pid)
+				}
+			default:
+				fmt.Fprintf(std.err, "lcwrap: pid %d: observation ended; state unknown: %v\n", pid, err)
+			}
+			return err
+		})
+	}
+	err = g.Wait()
+	if s := (*stopped)(nil); errors.As(context.Cause(ctx), &s) {
+		return exitCode(128+int(s.sig), "")
+	}
+	if failed || err != nil {
+		return exitCode(1, "")
+	}
+	return nil
+}
+
+// adoptPIDs reads the PID arguments and --pid-file values: each a process
+// id, none twice.
+func adoptPIDs(cmd *cli.Command) ([]int, error) {
+	var pids []int
+	seen := map[int]bool{}
+	add := func(pid int) error {
+		if seen[pid] {
+			return usagef(cmd, "pid %d is given twice; name each process once", pid)
+		}
+		seen[pid] = true
+		pids = append(pids, pid)
+		return nil
+	}
+	for _, a := range cmd.Args().Slice() {
+		pid, err := adopt.ParsePID(a)
+		if err == nil {
+			err = add(pid)
+		}
+		if err != nil {
+			return nil, usagef(cmd, "%v", err)
+		}
+	}
+	for _, path := range cmd.StringSlice("pid-file") {
+		pid, err := adopt.ReadPIDFile(path)
+		if err != nil {
+			return nil, usagef(cmd, "--pid-file: %v", err)
+		}
+		if err := add(pid); err != nil {
+			return nil, err
+		}
+	}
+	if len(pids) == 0 {
+		return nil, usagef(cmd, "name the processes to observe: lcwrap adopt PID [PID...] or --pid-file PATH")
+	}
+	return pids, nil
+}
+
+// adoptHint says what to do about a pid that could not be adopted.
+func adoptHint(err error) string {
+	switch {
+	case errors.Is(err, procid.ErrPermission):
+		return " (run lcwrap as the process's user, or as root)"
+	case errors.Is(err, procid.ErrNoProcess):
+		return " (check the pid; the process may have ended already)"
+	}
+	return ""
+}
+
+// isTerminal reports whether w is a terminal (human lines go only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

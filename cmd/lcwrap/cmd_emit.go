@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/capabilities"
+	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/journal"
+	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/supervise"
+)
+
+// emitEpoch is the sourceEpoch of `lcwrap emit` for a source unless
+// --source-epoch says otherwise: stable, so that repeated calls for one
+// child continue one sequence space in the journal, and named after the
+// source, so that eventIds (<sourceEpoch>/<childId>/<sequence>) of two
+// sources never collide.
+func emitEpoch(source string) string { return "emit-" + source }
+
+func emitCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:  "emit",
+		Usage: "append one event (for hook scripts and other stateless producers)",
+		Description: "Builds one schema-v1 event, validates and redacts it, and appends it to the\n" +
+			"journal (and to --emit sinks). Without --sequence the next sequence of\n" +
+			"(source, sourceEpoch, childId) is reserved under the journal lock, found by\n" +
+			"reading the journal backwards from its end: quick for a child that wrote\n" +
+			"recently, a read of the whole journal for a child id it has never seen.\n" +
+			"sourceEpoch defaults to \"emit-<source>\" so that calls for one child continue\n" +
+			"one sequence. Capabilities come only from --profile (default external: all\n" +
+			"unknown). Exit status: 0 when every requested sink took the event, 1 when one\n" +
+			"failed, 125 for a bad flag or event.",
+		Flags: append(writerFlags(),
+			&cli.StringFlag{Name: "child-id", Usage: "child `ID` the event is about (required)"},
+			&cli.StringFlag{Name: "kind", Usage: "event `KIND`: created, state_changed, activity, heartbeat, terminal, reconciliation or diagnostic (required)"},
+			&cli.StringFlag{Name: "state", Usage: "child `STATE` (created, starting, running, waiting, completed, failed, cancelled, lost)"},
+			&cli.StringFlag{Name: "activity", Usage: "what the child is doing (redacted, cut to 512 characters)"},
+			&cli.StringFlag{Name: "details", Usage: "details as a JSON object (redacted)"},
+			&cli.StringFlag{Name: "source-epoch", Usage: "sourceEpoch `E` of the event's sequence space (default emit-<source>)"},
+			&cli.Int64Flag{Name: "sequence", Usage: "use sequence `N` instead of reserving the next one"},
+			&cli.StringFlag{Name: "profile", Value: capabilities.External().Name, Usage: "capability profile `NAME` (external, adopted-pid-only, launched, launched-no-heartbeat)"},
+			&cli.StringFlag{Name: "parent-child-id", Usage: "parent child `ID` (default $LCWRAP_CHILD_ID when it is another child)"},
+			&cli.StringFlag{Name: "root-child-id", Usage: "root child `ID` of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
+			&cli.Int64Flag{Name: "attempt", Usage: "retry attempt `N` (0 for the first)"},
+			&cli.BoolFlag{Name: "external", Usage: "mark the child as external (not started by the producer)"},
+			&cli.StringFlag{Name: "adopted-at", Usage: "when an external child was adopted, `TS` in YYYY-MM-DDTHH:MM:SS[.mmm]Z (needs --external)"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			e, err := emitConfig(cmd)
+			if err != nil {
+				return err
+			}
+			set, err := openSinks(cmd, std)
+			if err != nil {
+				return err
+			}
+			return e.write(cmd, std, set)
+		},
+	}
+}
+
+// emitEvent is a checked emit command line.
+type emitEvent struct {
+	opts    emit.Options
+	id      string
+	lineage jsonl.Lineage
+	profile capabilities.Profile
+	spec    emit.Spec
+	seq     int64 // the sequence, when fixed
+	fixed   bool  // --sequence given: nothing to reserve
+}
+
+// emitConfig checks every flag and the event itself before anything is
+// opened: every mistake is a usage error.
+func emitConfig(cmd *cli.Command) (*emitEvent, error) {
+	if cmd.Args().Len() > 0 {
+		return nil, usagef(cmd, "unexpected argument %q: every part of the event is a flag", cmd.Args().First())
+	}
+	e := &emitEvent{
+		opts: emit.Options{Source: cmd.String("source"), Epoch: firstSet(cmd.String("source-epoch"), emitEpoch(cmd.String("source")))},
+		id:   cmd.String("child-id"),
+		spec: emit.Spec{Kind: jsonl.Kind(cmd.String("kind")), State: jsonl.State(cmd.String("state")), Activity: cmd.String("activity")},
+	}
+	switch {
+	case e.id == "":
+		return nil, usagef(cmd, "--child-id is required")
+	case e.spec.Kind == "":
+		return nil, usagef(cmd, "--kind is required")
+	case e.opts.Source == "" || cmd.IsSet("source-epoch") && cmd.String("source-epoch") == "":
+		return nil, usagef(cmd, "--source and --source-epoch must not be empty")
+	case cmd.Int64("attempt") < 0:
+		return nil, usagef(cmd, "--attempt must be 0 or more")
+	case cmd.IsSet("sequence") && cmd.Int64("sequence") < 0:
+		return nil, usagef(cmd, "--sequence must be 0 or more")
+	case cmd.IsSet("adopted-at") && !cmd.Bool("external"):
+		return nil, usagef(cmd, "--adopted-at needs --external: only an external child is adopted")
+	case cmd.Bool("no-journal") && !cmd.IsSet("sequence"):
+		return nil, usagef(cmd, "--no-journal needs --sequence: without the journal there is nowhere to reserve the next sequence")
+	case cmd.Bool("no-journal") && len(cmd.StringSlice("emit")) == 0:
+		return nil, usagef(cmd, "--no-journal without --emit writes the event nowhere")
+	}
+	e.seq, e.fixed = cmd.Int64("sequence"), cmd.IsSet("sequence")
+	var err error
+	if e.profile, err = capabilities.Lookup(cmd.String("profile")); err != nil {
+		return nil, usagef(cmd, "--profile: %v", err)
+	}
+	parent := firstSet(cmd.String("parent-child-id"), os.Getenv(supervise.EnvChildID))
+	if parent == e.id {
+		parent = "" // the enclosing child itself, not its parent
+	}
+	e.lineage = jsonl.Lineage{
+		RootChildID:   firstSet(cmd.String("root-child-id"), os.Getenv(supervise.EnvRootChildID), e.id),
+		ParentChildID: parent,
+		Attempt:       cmd.Int64("attempt"),
+		External:      cmd.Bool("external"),
+		AdoptedAt:     cmd.String("adopted-at"),
+	}
+	for name, id := range map[string]string{"child-id": e.id, "parent-child-id": parent, "root-child-id": e.lineage.RootChildID} {
+		if err := checkID(id); err != nil {
+			return nil, usagef(cmd, "--%s %q: %v", name, id, err)
+		}
+	}
+	if d := cmd.String("details"); d != "" {
+		if e.spec.Details, err = parseDetails(d); err != nil {
+			return nil, usagef(cmd, "--details: %v", err)
+		}
+	}
+	// Build the event once without a sink: validation errors surface here.
+	line, err := e.build(max(e.seq, 1), nil)
+	if err != nil {
+		return nil, usagef(cmd, "%v", err)
+	}
+	if n := len(line) + len(`,"journalSequence":`) + 19; n > jsonl.DefaultMaxLineBytes {
+		return nil, usagef(cmd, "the event is %d bytes, over the %d-byte line cap: shorten --details", len(line), jsonl.DefaultMaxLineBytes)
+	}
+	return e, nil
+}
+
+// parseDetails decodes one JSON object, keeping numbers as written.
+func parseDetails(s string) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, fmt.Errorf("must be a JSON object, like '{\"step\":\"link\"}'")
+	}
+	if dec.More() {
+		return nil, errors.New("must be one JSON object, with nothing after it")
+	}
+	return m, nil
+}
+
+// captureSink keeps the last line written to it.
+type captureSink struct {
+	ev   jsonl.Event
+	line []byte
+}
+
+func (c *captureSink) Name() string { return "event" }
+func (c *captureSink) WriteEvent(ev *jsonl.Event, line []byte) error {
+	c.ev, c.line = *ev, append(c.line[:0], line...)
+	return nil
+}
+func (c *captureSink) Close() error { return nil }
+
+// build makes the event with sequence seq, redacted and validated, and
+// returns its line (newline included); into, when not nil, keeps the event.
+func (e *emitEvent) build(seq int64, into *captureSink) ([]byte, error) {
+	c := into
+	if c == nil {
+		c = &captureSink{}
+	}
+	child := emit.New(e.opts, c).Child(e.id, e.lineage, e.profile)
+	child.SetNextSequence(seq)
+	if _, err := child.Emit(e.spec); err != nil {
+		return nil, err
+	}
+	return c.line, nil
+}
+
+// write appends the event to the journal (reserving its sequence unless
+// fixed) and then writes it to the other sinks.
+func (e *emitEvent) write(cmd *cli.Command, std stdio, set *sinkSet) error {
+	failed := false
+	var ev captureSink
+	build := func(seq int64) ([]byte, error) { return e.build(seq, &ev) }
+	if !cmd.Bool("no-journal") {
+		if set.Journal == nil {
+			failed = true // openSinks said why
+		} else if err := e.appendTo(set.Journal, build); err != nil {
+			fmt.Fprintf(std.err, "lcwrap: event not written to the journal: %v\n", err)
+			failed = true
+		}
+		set.Journal = nil // closed: Sinks below returns the other sinks
+	}
+	if ev.line == nil && e.fixed {
+		build(e.seq) // validated by emitConfig already
+	}
+	if ev.line == nil {
+		if len(cmd.StringSlice("emit")) > 0 {
+			fmt.Fprintln(std.err, "lcwrap: no sequence could be reserved, so the event was written nowhere")
+		}
+		set.Close()
+		return exitCode(1, "")
+	}
+	for _, s := range set.Sinks(std, true) {
+		err := errors.Join(s.WriteEvent(&ev.ev, ev.line), s.Close())
+		if err != nil {
+			fmt.Fprintf(std.err, "lcwrap: event not written to %s: %v\n", s.Name(), err)
+			failed = true
+		}
+	}
+	if failed {
+		return exitCode(1, "")
+	}
+	return nil
+}
+
+// appendTo appends the event to j and closes j.
+func (e *emitEvent) appendTo(j *journal.Journal, build func(int64) ([]byte, error)) error {
+	terminal := e.spec.Kind == jsonl.KindTerminal
+	var err error
+	if e.fixed {
+		var line []byte
+		if line, err = build(e.seq); err == nil {
+			_, err = j.Append([][]byte{line}, terminal)
+		}
+	} else {
+		key := journal.Key{Source: e.opts.Source, SourceEpoch: e.opts.Epoch, ChildID: e.id}
+		_, err = j.AppendNext(key, build, terminal)
+	}
+	return errors.Join(err, j.Close())
+}

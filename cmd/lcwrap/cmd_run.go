@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/redact"
+	"github.com/lcwrap/lcwrap/supervise"
+)
+
+const runDescription = `Starts COMMAND with its arguments untouched, on lcwrap's own stdin, stdout
+and stderr, and reports its lifecycle (created, starting, running, then a
+terminal event) to the journal and every --emit sink.
+
+lcwrap exits with the command's exit code; 128+N when a signal N killed it;
+124 when --timeout cancelled it; 127 when it was not found; 126 when it
+could not be executed; 125 for lcwrap's own usage errors (nothing started,
+no events). --success-exit-codes only decides between completed and failed.
+
+HUP, INT and TERM sent to lcwrap are cancel requests for the whole job: they
+reach the command's process group, and whatever is still alive --kill-after
+later gets SIGKILL. QUIT, USR1 and USR2 reach the command itself.`
+
+func runFlags() []cli.Flag {
+	return append(writerFlags(),
+		&cli.DurationFlag{Name: "heartbeat", Value: supervise.DefaultHeartbeat, Usage: "interval of heartbeat events; 0 for none (the heartbeat capability is then unknown)"},
+		&cli.DurationFlag{Name: "timeout", Usage: "cancel the command (SIGTERM to its process group) after this long; lcwrap then exits 124"},
+		&cli.DurationFlag{Name: "kill-after", Value: supervise.DefaultKillAfter, Usage: "SIGKILL whatever is still alive this long after a cancel request"},
+		&cli.StringFlag{Name: "success-exit-codes", Value: "0", Usage: "exit codes reported as completed, comma-separated (never changes lcwrap's exit code)"},
+		&cli.BoolFlag{Name: "kill-leftovers", Usage: "terminate processes of the command's group that outlive it (SIGTERM, then SIGKILL after --kill-after)"},
+		&cli.BoolFlag{Name: "subreaper", Usage: "reap orphaned descendants (always on as PID 1)"},
+		&cli.StringFlag{Name: "child-id", Usage: "child id of this lifecycle (default: generated from the command name)"},
+		&cli.StringFlag{Name: "root-child-id", Usage: "root child id of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
+		&cli.StringFlag{Name: "parent-child-id", Usage: "parent child id (default $LCWRAP_CHILD_ID, set by an enclosing lcwrap)"},
+		&cli.IntFlag{Name: "attempt", Usage: "attempt number of this lifecycle (0 for the first)"},
+	)
+}
+
+func runCommand(std stdio) *cli.Command {
+	one := 1
+	return &cli.Command{
+		Name:         "run",
+		Usage:        "start COMMAND and report its lifecycle (what 'lcwrap COMMAND' does)",
+		ArgsUsage:    "[--] COMMAND [ARGS...]",
+		Description:  runDescription,
+		StopOnNthArg: &one,
+		Flags:        runFlags(),
+		Action:       runAction(std),
+	}
+}
+
+func runAction(std stdio) cli.ActionFunc {
+	return func(_ context.Context, cmd *cli.Command) error {
+		// Installing the handlers takes a while: it starts first and goes
+		// on in the background while the flags are checked.
+		sigs := supervise.Subscribe()
+		defer sigs.Stop()
+		argv := cmd.Args().Slice()
+		if len(argv) == 0 || argv[0] == "" {
+			return usagef(cmd, "no command to run: put it after lcwrap's flags, e.g. 'lcwrap -- make test'")
+		}
+		cfg, err := runConfig(cmd, argv)
+		if err != nil {
+			return err
+		}
+		cfg.Signals = sigs
+		set, err := openSinks(cmd, std)
+		if err != nil {
+			return err
+		}
+		if set.JournalPath != "" {
+			if abs, err := filepath.Abs(set.JournalPath); err == nil {
+				cfg.ExtraEnv = append(cfg.ExtraEnv, supervise.EnvJournal+"="+abs)
+			}
+		}
+		// The child gets lcwrap's own stdio, unless events share a stream
+		// with it: then lcwrap interposes on that stream. When stdout and
+		// stderr are one file (2>&1), events on either share both.
+		var streams []*supervise.Stream
+		defer func() {
+			for _, s := range streams {
+				s.Close()
+			}
+		}()
+		sinks := set.Sinks(std, false) // the journal sink queues: its lock never holds up the child
+		warn := std
+		if (set.Stdout || set.Stderr) && sameFile(std.out, std.err) {
+			s, err := supervise.NewStream("stdout", std.out)
+			if err != nil {
+				set.Close()
+				return exitCode(exitUsage, "cannot interpose on stdout: %v", err)
+			}
+			streams = append(streams, s)
+			cfg.Stdout, cfg.Stderr = s.ChildFile(), s.ChildFile()
+			sinks = append(sinks, s.Sink())
+			warn.err = s.Lines()
+		} else {
+			for _, o := range []struct {
+				name   string
+				w      io.Writer
+				shared bool
+				file   **os.File
+			}{
+				{"stdout", std.out, set.Stdout, &cfg.Stdout},
+				{"stderr", std.err, set.Stderr, &cfg.Stderr},
+			} {
+				if f, ok := o.w.(*os.File); ok && !o.shared {
+					*o.file = f
+					continue
+				}
+				s, err := supervise.NewStream(o.name, o.w)
+				if err != nil {
+					set.Close()
+					return exitCode(exitUsage, "cannot interpose on %s: %v", o.name, err)
+				}
+				streams = append(streams, s)
+				*o.file = s.ChildFile()
+				if o.shared {
+					sinks = append(sinks, s.Sink())
+				}
+				if o.shared && o.name == "stderr" {
+					warn.err = s.Lines()
+				}
+			}
+		}
+		cfg.Streams = streams
+		cfg.Stdin = std.in
+		cfg.Emitter = emit.New(emit.Options{Source: cmd.String("source"), OnSinkError: sinkWarning(warn)}, sinks...)
+
+		res, err := supervise.Run(cfg)
+		closeErr := cfg.Emitter.Close()
+		for _, s := range streams {
+			s.Close()
+		}
+		// The streams are closed now: what is left goes to stderr itself.
+		var joined interface{ Unwrap() []error }
+		if errors.As(closeErr, &joined) {
+			for _, e := range joined.Unwrap() {
+				sinkWarning(std)("", e)
+			}
+		}
+		if err != nil {
+			return exitCode(exitUsage, "%v", err)
+		}
+		if res.EventErr != nil {
+			fmt.Fprintf(std.err, "lcwrap: internal error, an event was not written: %v\n", res.EventErr)
+		}
+		switch {
+		case res.StartErr != nil:
+			return exitCode(res.ExitCode, "%s", redact.Text(res.StartErr.Error()))
+		case res.State == jsonl.StateLost:
+			return exitCode(res.ExitCode, "the command's exit status could not be read")
+		}
+		if res.ExitCode != 0 {
+			return exitCode(res.ExitCode, "")
+		}
+		return nil
+	}
+}
+
+// sameFile reports whether two of lcwrap's streams are one file (2>&1).
+func sameFile(a, b io.Writer) bool {
+	fa, ok1 := a.(*os.File)
+	fb, ok2 := b.(*os.File)
+	if !ok1 || !ok2 {
+		return false
+	}
+	sa, err1 := fa.Stat()
+	sb, err2 := fb.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// runConfig reads and checks the run flags; every mistake is a usage
+// error, found before anything is opened or started.
+func runConfig(cmd *cli.Command, argv []string) (supervise.Config, error) {
+	cfg := supervise.Config{
+		Argv:          argv,
+		Heartbeat:     cmd.Duration("heartbeat"),
+		Timeout:       cmd.Duration("timeout"),
+		KillAfter:     cmd.Duration("kill-after"),
+		KillLeftovers: cmd.Bool("kill-leftovers"),
+		Subreaper:     cmd.Bool("subreaper"),
+	}
+	for _, d := range []string{"heartbeat", "timeout", "kill-after"} {
+		if cmd.Duration(d) < 0 {
+			return cfg, usagef(cmd, "--%s must not be negative", d)
+		}
+	}
+	codes, err := parseExitCodes(cmd.String("success-exit-codes"))
+	if err != nil {
+		return cfg, usagef(cmd, "--success-exit-codes: %v", err)
+	}
+	cfg.SuccessCodes = codes
+	if cmd.Int("attempt") < 0 {
+		return cfg, usagef(cmd, "--attempt must be 0 or more")
+	}
+	ids := map[string]string{
+		"child-id":        cmd.String("child-id"),
+		"root-child-id":   firstSet(cmd.String("root-child-id"), os.Getenv(supervise.EnvRootChildID)),
+		"parent-child-id": firstSet(cmd.String("parent-child-id"), os.Getenv(supervise.EnvChildID)),
+	}
+	for name, id := range ids {
+		if err := checkID(id); err != nil {
+			return cfg, usagef(cmd, "--%s %q: %v", name, id, err)
+		}
+	}
+	if cmd.String("source") == "" {
+		return cfg, usagef(cmd, "--source must not be empty")
+	}
+	cfg.ChildID = ids["child-id"]
+	if cfg.ChildID == "" {
+		cfg.ChildID = emit.NewChildID(redact.Text(argv[0])) // ids are never redacted later
+	}
+	cfg.Lineage = jsonl.Lineage{
+		RootChildID:   firstSet(ids["root-child-id"], cfg.ChildID),
+		ParentChildID: ids["parent-child-id"],
+		Attempt:       int64(cmd.Int("attempt")),
+	}
+	return cfg, nil
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// checkID accepts an empty id (not given) or up to 128 printable
+// characters without spaces.
+func checkID(id string) error {
+	if len(id) > 128 {
+		return errors.New("longer than 128 bytes")
+	}
+	for _, r := range id {
+		if r == unicode.ReplacementChar || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return errors.New("use printable characters without spaces")
+		}
+	}
+	return nil
+}
+
+// parseExitCodes parses "0,3": codes 0–255.
+func parseExitCodes(v string) ([]int, error) {
+	var codes []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 || n > 255 {
+			return nil, fmt.Errorf("%q is not an exit code (0-255); give a comma-separated list such as 0,3", strings.TrimSpace(f))
+		}
+		codes = append(codes, n)
+	}
+	return codes, nil
+}

@@ -1,0 +1,551 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/journal"
+	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/projection"
+)
+
+// exitRefused is reconcile's answer to a snapshot it will not apply
+// (unreadable, malformed, incomplete): nothing was appended.
+const exitRefused = 2
+
+// maxSnapshotBytes caps a snapshot read into memory.
+const maxSnapshotBytes = 16 << 20
+
+func statusCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show what is running, what ended and how",
+		Description: "Reads the journal (or any event stream with --file) and prints one row per\n" +
+			"child: running ones first, ended ones with --all. FRESHNESS is the time since\n" +
+			"the child's lifecycle source last said anything; a child is stale after 3\n" +
+			"heartbeat intervals of silence (\"—\" when it declares no heartbeat). A state\n" +
+			"marked * is provisional: events are missing. A PID-only adopted process shows\n" +
+			"as observed: its presence is known, not its state. With no lifecycle evidence\n" +
+			"at all it prints: " + projection.NoEvidence + "\n" +
+			"--reconcile checks the recorded identity (pid and start time) of each stale\n" +
+			"child's wrapper, or of an adopted process, and appends a lost event only when\n" +
+			"that process is provably gone; a live one, or one on another host, is never\n" +
+			"declared lost.\n" +
+			"Exit status: 0 when shown, 1 when the input cannot be read or the journal\n" +
+			"cannot be appended to, 125 on usage errors.",
+		Flags: append(journalFlags(),
+			&cli.StringFlag{Name: "file", Usage: "read events from `PATH` (- for standard input) instead of the journal"},
+			&cli.BoolFlag{Name: "mixed", Usage: "with --file: lines that are not lifecycle events are log lines (a CI log)"},
+			&cli.BoolFlag{Name: "all", Usage: "include children that ended"},
+			&cli.BoolFlag{Name: "json", Usage: "print a JSON document (schema lcwrap-status/1) instead of the table"},
+			&cli.BoolFlag{Name: "reconcile", Usage: "append lost for stale children whose wrapper or adopted process is provably gone"},
+			&cli.BoolFlag{Name: "watch", Usage: "refresh every second until interrupted"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error { return statusAction(ctx, cmd, std) },
+	}
+}
+
+func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
+	file := cmd.String("file")
+	switch {
+	case cmd.Args().Len() > 0:
+		return usagef(cmd, "status takes no arguments, not %q; use --file PATH to read a stream", cmd.Args().First())
+	case file != "" && cmd.Bool("reconcile"):
+		return usagef(cmd, "--reconcile appends to the journal; it cannot be combined with --file")
+	case file != "" && cmd.IsSet("journal"):
+		return usagef(cmd, "--journal and --file name two inputs; choose one")
+	case file == "-" && cmd.Bool("watch"):
+		return usagef(cmd, "--watch re-reads its input, and standard input cannot be re-read; use --file PATH")
+	case file == "" && cmd.Bool("mixed"):
+		return usagef(cmd, "--mixed applies to --file streams only")
+	}
+	opts, err := journalOptions(cmd)
+	if err != nil {
+		return err
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	out := statusOutput{std: std, all: cmd.Bool("all"), json: cmd.Bool("json"), watch: cmd.Bool("watch"), seen: map[string]string{}}
+	out.color = !out.json && !noColor && isTerminal(std.out)
+	var src statusSource
+	if file != "" {
+		src = &streamSource{path: file, in: std.in, mixed: cmd.Bool("mixed")}
+	} else {
+		path, err := journalPath(cmd)
+		if err != nil {
+			return exitCode(1, "%v", err)
+		}
+		js := &journalSource{t: projection.NewTracker(path)}
+		if cmd.Bool("reconcile") {
+			js.r = projection.NewReconciler(js.t, opts, procid.System, time.Now)
+		}
+		src = js
+	}
+	if !out.watch {
+		rep, err := src.read(ctx, &out)
+		if err != nil {
+			return err
+		}
+		return out.render(rep)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		rep, err := src.read(ctx, &out)
+		if ctx.Err() != nil {
+			return nil // ^C: watching ends normally
+		}
+		if err != nil {
+			return err
+		}
+		if err := out.render(rep); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// statusSource is what status reads: the journal or a stream.
+type statusSource interface {
+	// read returns the picture now, reporting warnings through out.
+	read(ctx context.Context, out *statusOutput) (projection.Report, error)
+}
+
+// journalSource reads the journal: once, or (watching) by following it,
+// reconciling stale children when asked.
+type journalSource struct {
+	t         *projection.Tracker
+	r         *projection.Reconciler
+	following bool
+	followErr chan error
+}
+
+func (s *journalSource) read(ctx context.Context, out *statusOutput) (projection.Report, error) {
+	if !s.following {
+		if err := s.t.Refresh(); err != nil && !errors.Is(err, journal.ErrBlocked) {
+			return projection.Report{}, exitCode(1, "cannot read the journal: %v", err)
+		}
+		if out.watch {
+			s.following, s.followErr = true, make(chan error, 1)
+			go func() { s.followErr <- s.t.Follow(ctx) }()
+		}
+	}
+	select {
+	case err := <-s.followErr:
+		if ctx.Err() == nil {
+			return projection.Report{}, exitCode(1, "cannot follow the journal: %v", err)
+		}
+	default:
+	}
+	be := s.t.Blocked()
+	if be != nil {
+		out.blocked(be)
+	}
+	if s.r != nil && be != nil {
+		out.warnOnce("reconcile", "reconcile skipped: nothing can be appended to a blocked journal")
+	}
+	if s.r != nil && be == nil {
+		findings, err := s.r.Lost(ctx)
+		for _, f := range findings {
+			out.finding(f)
+		}
+		if err != nil && ctx.Err() == nil {
+			return projection.Report{}, exitCode(1, "reconcile: cannot record lost children in %s: %v", s.t.Path(), err)
+		}
+	}
+	return s.t.Report(time.Now(), out.all), nil
+}
+
+// streamSource reads a file or standard input from its start each time.
+type streamSource struct {
+	path  string
+	in    io.Reader
+	mixed bool
+}
+
+func (s *streamSource) read(_ context.Context, out *statusOutput) (projection.Report, error) {
+	r := s.in
+	if s.path != "-" {
+		f, err := os.Open(s.path)
+		if err != nil {
+			return projection.Report{}, exitCode(1, "%v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	p := projection.New()
+	st, _, err := projection.ReadStream(r, p, jsonl.DecoderOptions{Mixed: s.mixed})
+	if err != nil {
+		return projection.Report{}, exitCode(1, "reading %s: %v", s.path, err)
+	}
+	if st.Invalid > 0 {
+		out.warnOnce("bad:"+strconv.FormatInt(st.Invalid, 10), fmt.Sprintf("%d lines of %s are not valid events and were skipped ('lcwrap validate %s' shows why)", st.Invalid, s.path, s.path))
+	}
+	rep := p.Report(time.Now(), out.all)
+	rep.Input, rep.BadLines = s.path, st.Invalid
+	return rep, nil
+}
+
+// statusOutput prints frames and warnings; in watch mode each warning is
+// printed once.
+type statusOutput struct {
+	std                     stdio
+	all, json, color, watch bool
+	seen                    map[string]string // warnings printed, by key
+	frames                  int
+}
+
+func (o *statusOutput) warnOnce(key, msg string) {
+	if o.seen[key] == msg {
+		return
+	}
+	o.seen[key] = msg
+	fmt.Fprintf(o.std.err, "lcwrap: %s\n", oneLine(msg))
+}
+
+func (o *statusOutput) blocked(be *journal.BlockedError) {
+	o.warnOnce("blocked", be.Error()+"; showing what the lines before it say")
+}
+
+// finding says what reconciling one stale child found.
+func (o *statusOutput) finding(f projection.Finding) {
+	who := f.Checked
+	if who == "" {
+		o.warnOnce("finding:"+f.ChildID, fmt.Sprintf("%s is stale; %s", f.ChildID, f.Check.Reason))
+		return
+	}
+	pid := f.Check.Identity.PID
+	var msg string
+	switch {
+	case f.Appended:
+		msg = fmt.Sprintf("%s is lost: its %s (pid %d) is gone: %s; recorded in the journal", f.ChildID, who, pid, f.Check.Reason)
+		if cp := f.ChildProcess; cp != nil {
+			switch cp.Status {
+			case procid.Alive.String():
+				msg += fmt.Sprintf("; its own process (pid %d) is still present: 'lcwrap adopt %d' observes it", cp.Identity.PID, cp.Identity.PID)
+			case procid.Gone.String():
+				msg += "; its own process is gone too"
+			}
+		}
+	case f.Gone():
+		msg = fmt.Sprintf("%s ended while its %s was being checked; not marked lost", f.ChildID, who)
+	case f.Check.Status == procid.Alive.String():
+		msg = fmt.Sprintf("%s is stale, but its %s (pid %d) is alive: not lost", f.ChildID, who, pid)
+	default:
+		msg = fmt.Sprintf("%s is stale; its %s cannot be checked from here (%s): not lost", f.ChildID, who, f.Check.Reason)
+	}
+	o.warnOnce("finding:"+f.ChildID, msg)
+}
+
+func (o *statusOutput) render(rep projection.Report) error {
+	w := o.std.out
+	o.frames++
+	switch {
+	case o.watch && o.color:
+		fmt.Fprint(w, "\x1b[H\x1b[2J") // in place, on a terminal
+	case o.watch && o.frames > 1:
+		fmt.Fprintln(w)
+	}
+	if o.json {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		if !o.watch {
+			enc.SetIndent("", "  ")
+		}
+		return enc.Encode(rep)
+	}
+	renderTable(w, rep, o.color)
+	return nil
+}
+
+// The colours of the table (only on a terminal, never with NO_COLOR).
+const (
+	colorReset  = "\x1b[0m"
+	colorRed    = "\x1b[31m"
+	colorYellow = "\x1b[33m"
+	colorCyan   = "\x1b[36m"
+	colorDim    = "\x1b[2m"
+)
+
+var stateColors = map[string]string{
+	"running": colorCyan, "waiting": colorCyan, "observed": colorCyan,
+	"failed": colorRed, "lost": colorRed, "cancelled": colorYellow, "completed": colorDim,
+}
+
+type cell struct{ text, color string }
+
+func renderTable(w io.Writer, rep projection.Report, color bool) {
+	if !rep.Evidence {
+		fmt.Fprintln(w, projection.NoEvidence)
+		return
+	}
+	if len(rep.Children) == 0 {
+		fmt.Fprintf(w, "No active children; %d ended ('lcwrap status --all' shows them).\n", rep.Hidden)
+		return
+	}
+	rows := [][]cell{{{"CHILD", ""}, {"STATE", ""}, {"ACTIVITY", ""}, {"FRESHNESS", ""}, {"EXIT", ""}, {"SOURCE", ""}, {"COMMAND", ""}}}
+	provisional := false
+	for i := range rep.Children {
+		v := &rep.Children[i]
+		state := cell{v.Display, stateColors[v.Display]}
+		if v.Provisional {
+			state.text += "*"
+			provisional = true
+		}
+		fresh := cell{freshness(v), ""}
+		if v.Stale {
+			fresh.color = colorYellow
+		}
+		rows = append(rows, []cell{{shorten(v.ChildID, 32), ""}, state, {activity(v), ""}, fresh, {exitText(v), ""}, {source(v), ""}, {command(v), ""}})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, c := range r {
+			text := c.text
+			if color && c.color != "" {
+				text = c.color + text + colorReset
+			}
+			b.WriteString(text)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text)+2))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if provisional {
+		b.WriteString("* provisional: events are missing (a stream joined mid-way, or a sequence gap); the state may be behind.\n")
+	}
+	if rep.Hidden > 0 {
+		fmt.Fprintf(&b, "%d ended not shown ('lcwrap status --all' shows them).\n", rep.Hidden)
+	}
+	io.WriteString(w, b.String())
+}
+
+func freshness(v *projection.ChildView) string {
+	switch {
+	case v.Ended():
+		return "—"
+	case v.Stale && v.Heartbeat != nil:
+		return "stale " + ago(v.SinceEvidenceMs)
+	case v.Stale:
+		return "stale"
+	case v.Heartbeat != nil:
+		return ago(v.SinceEvidenceMs) + " ago"
+	}
+	return "—"
+}
+
+// ago formats a duration in its largest whole unit: <1s, 3s, 2m, 5h, 3d.
+func ago(ms int64) string {
+	d := time.Duration(max(ms, 0)) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return "<1s"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	}
+	return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+}
+
+func activity(v *projection.ChildView) string {
+	if cp := v.ChildProcess; cp != nil && cp.Status == procid.Alive.String() {
+		return fmt.Sprintf("pid %d still present", cp.Identity.PID)
+	}
+	if v.Activity == nil {
+		return "—"
+	}
+	return shorten(v.Activity.Text, 40)
+}
+
+func exitText(v *projection.ChildView) string {
+	switch {
+	case !v.Ended():
+		return "—"
+	case v.Exit == nil:
+		return "unknown"
+	case v.Exit.Signal != "":
+		return shorten(v.Exit.Signal, 12)
+	case v.Exit.Code != nil:
+		return strconv.Itoa(*v.Exit.Code)
+	}
+	return "unknown"
+}
+
+func source(v *projection.ChildView) string {
+	s := v.Source
+	if s == "" {
+		s = "—"
+	}
+	if v.Lineage.External {
+		s += " (external)"
+	}
+	return shorten(s, 32)
+}
+
+func command(v *projection.ChildView) string {
+	if v.Command == nil {
+		return "—"
+	}
+	return shorten(strings.Join(v.Command, " "), 48)
+}
+
+// shorten makes foreign text safe for one table cell: control characters
+// become spaces (no escape sequence reaches the terminal) and the text is
+// cut to n characters.
+func shorten(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return jsonl.CutRunes(s, n-1) + "…"
+}
+
+func reconcileCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:  "reconcile",
+		Usage: "apply an authoritative snapshot to the journal, with an audit event per correction",
+		Description: "Reads an AuthoritativeSnapshot (the contract's shape) and compares it with the\n" +
+			"journal. Each non-terminal child whose state it corrects gets a reconciliation\n" +
+			"event (before, after, snapshotId); a terminal child is never changed. A\n" +
+			"non-terminal child the snapshot's coverage includes but leaves out gets a\n" +
+			"diagnostic event counting consecutive complete misses; only --grace misses in\n" +
+			"a row make it stale, state unknown (never lost). A snapshot without\n" +
+			"complete: true, source, sourceEpoch, snapshotId, observedAt or coverage is\n" +
+			"refused.\n" +
+			"Exit status: 0 when applied (even if nothing changed), 2 when the snapshot is\n" +
+			"refused (nothing appended), 1 when the journal cannot be read or appended to,\n" +
+			"125 on usage errors.",
+		Flags: append(journalFlags(),
+			&cli.StringFlag{Name: "snapshot", Usage: "the snapshot to apply: `FILE`, or - for standard input"},
+			&cli.IntFlag{Name: "grace", Value: projection.DefaultGrace, Usage: "consecutive complete misses before an omitted child is surfaced as stale, state unknown"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error { return reconcileAction(ctx, cmd, std) },
+	}
+}
+
+func reconcileAction(ctx context.Context, cmd *cli.Command, std stdio) error {
+	name := cmd.String("snapshot")
+	switch {
+	case cmd.Args().Len() > 0:
+		return usagef(cmd, "reconcile takes no arguments, not %q; give the snapshot with --snapshot FILE", cmd.Args().First())
+	case name == "":
+		return usagef(cmd, "--snapshot FILE (or - for standard input) is required")
+	case cmd.Int("grace") < 1:
+		return usagef(cmd, "--grace must be at least 1, not %d", cmd.Int("grace"))
+	}
+	opts, err := journalOptions(cmd)
+	if err != nil {
+		return err
+	}
+	path, err := journalPath(cmd)
+	if err != nil {
+		return exitCode(1, "%v", err)
+	}
+	b, err := readSnapshot(name, std.in)
+	if err != nil {
+		return exitCode(exitRefused, "snapshot %s refused: %v; nothing was appended", name, err)
+	}
+	s, err := jsonl.ParseSnapshot(b)
+	if err != nil {
+		return exitCode(exitRefused, "snapshot %s refused: %v; nothing was appended", name, err)
+	}
+	if !s.Complete {
+		return exitCode(exitRefused, "snapshot %s refused: complete is not true, and an incomplete view can neither correct a child nor prove one absent; nothing was appended", name)
+	}
+	r := projection.NewReconciler(projection.NewTracker(path), opts, procid.System, time.Now)
+	plan, err := r.Snapshot(ctx, s, int(cmd.Int("grace")))
+	printPlan(std, s, plan)
+	if err != nil {
+		return exitCode(1, "reconcile: journal %s: %v", path, err)
+	}
+	return nil
+}
+
+func readSnapshot(name string, in io.Reader) ([]byte, error) {
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in = f
+	}
+	b, err := io.ReadAll(io.LimitReader(in, maxSnapshotBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxSnapshotBytes {
+		return nil, fmt.Errorf("larger than %d MiB", maxSnapshotBytes>>20)
+	}
+	return b, nil
+}
+
+func printPlan(std stdio, s jsonl.Snapshot, plan projection.Plan) {
+	for _, c := range plan.Corrections {
+		before := string(c.Before)
+		if before == "" {
+			before = "unknown"
+		}
+		fmt.Fprintf(std.out, "corrected %s: %s → %s\n", shorten(c.ChildID, 64), before, c.After)
+	}
+	counted := 0
+	for _, o := range plan.Omissions {
+		rec := o.Record
+		switch {
+		case rec.ConsecutiveMisses == 0:
+			fmt.Fprintf(std.out, "listed again %s: miss count reset\n", shorten(o.ChildID, 64))
+			continue
+		case rec.Intent == projection.IntentStaleUnknown:
+			fmt.Fprintf(std.out, "omitted %s: %d consecutive complete misses (grace %d): now stale, state unknown\n", shorten(o.ChildID, 64), rec.ConsecutiveMisses, rec.Grace)
+		default:
+			fmt.Fprintf(std.out, "omitted %s: %d of %d consecutive complete misses\n", shorten(o.ChildID, 64), rec.ConsecutiveMisses, rec.Grace)
+		}
+		counted++
+	}
+	for _, rf := range plan.Refusals {
+		fmt.Fprintf(std.err, "lcwrap: %s is %s (terminal): the snapshot's %s is not applied; terminal states are immutable\n", shorten(rf.ChildID, 64), rf.State, rf.SnapshotState)
+	}
+	for _, id := range plan.Unknown {
+		fmt.Fprintf(std.err, "lcwrap: %s is not in the journal: nothing to correct\n", shorten(id, 64))
+	}
+	for _, id := range plan.Older {
+		fmt.Fprintf(std.err, "lcwrap: %s: the snapshot reports an older sequence than the journal holds: not applied\n", shorten(id, 64))
+	}
+	fmt.Fprintf(std.out, "snapshot %s from %s: %d corrected, %d omissions counted, %d refused (terminal)\n",
+		shorten(s.SnapshotID, 64), shorten(s.Source, 64), len(plan.Corrections), counted, len(plan.Refusals))
+}

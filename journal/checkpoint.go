@@ -1,0 +1,102 @@
+package journal
+
+import (
+	"bytes"
+	crand "crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/lcwrap/lcwrap/jsonl"
+)
+
+// checkpoint is <journal>.checkpoint: where the verified prefix ends and
+// what its last line is. It is a hint that saves reading the prefix, never
+// a fact: loadCheckpoint checks it against the file before using it.
+type checkpoint struct {
+	Version    int    `json:"version"`
+	Size       int64  `json:"size"`       // bytes in the verified prefix
+	Lines      int64  `json:"lines"`      // lines in it (= the last journalSequence)
+	LastOffset int64  `json:"lastOffset"` // offset of its last line
+	LastSHA256 string `json:"lastSha256"` // of the last line, without newline
+}
+
+// loadCheckpoint adopts the checkpoint when it matches the file: the file is
+// at least Size bytes, the bytes from LastOffset to Size are one line
+// ending in a newline whose SHA-256 is LastSHA256, and that line is a valid
+// event with journalSequence Lines.
+// Anything else (missing, unreadable, forged, stale) leaves the prefix
+// empty, so the next catch-up rebuilds it by reading the whole file.
+//
+// Outcomes: nil (whether or not the checkpoint was used); an *fs.PathError
+// wrapping ErrSymlink when the checkpoint path is a symlink.
+func (j *Journal) loadCheckpoint() error {
+	f, err := os.OpenFile(j.ckpt, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return &fs.PathError{Op: "read checkpoint", Path: j.ckpt, Err: ErrSymlink}
+		}
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	f.Close()
+	var c checkpoint
+	if err != nil || json.Unmarshal(b, &c) != nil || c.Version != 1 {
+		return nil
+	}
+	n := c.Size - c.LastOffset // the last line and its newline
+	if c.Lines < 1 || c.LastOffset < 0 || n < 2 || n > int64(j.opts.MaxLineBytes)+1 {
+		return nil
+	}
+	buf := make([]byte, n)
+	if _, err := j.f.ReadAt(buf, c.LastOffset); err != nil {
+		return nil
+	}
+	line := buf[:n-1]
+	sum := sha256.Sum256(line)
+	if buf[n-1] != '\n' || bytes.IndexByte(line, '\n') >= 0 || hex.EncodeToString(sum[:]) != c.LastSHA256 {
+		return nil
+	}
+	l := jsonl.Line{Number: c.Lines, Offset: c.LastOffset, Size: n, Bytes: line}
+	if _, be := checkLine(j.path, l, c.Lines); be != nil {
+		return nil
+	}
+	j.size, j.lines, j.lastOff = c.Size, c.Lines, c.LastOffset
+	j.last = append(j.last[:0], line...)
+	j.unsaved = 0
+	return nil
+}
+
+// saveCheckpoint records the verified prefix, under the lock, through a
+// temporary file renamed into place. A symlink at the checkpoint path is
+// left alone and the checkpoint is not written; failures only mean the
+// next fresh writer reads more.
+func (j *Journal) saveCheckpoint() {
+	if j.lines == 0 {
+		return
+	}
+	if fi, err := os.Lstat(j.ckpt); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return
+	}
+	sum := sha256.Sum256(j.last)
+	b, _ := json.Marshal(checkpoint{Version: 1, Size: j.size, Lines: j.lines, LastOffset: j.lastOff, LastSHA256: hex.EncodeToString(sum[:])})
+	var raw [8]byte
+	crand.Read(raw[:])
+	tmp := fmt.Sprintf("%s.tmp-%x", j.ckpt, raw)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(append(b, '\n'))
+	if errors.Join(werr, f.Close()) != nil || os.Rename(tmp, j.ckpt) != nil {
+		os.Remove(tmp)
+		return
+	}
+	j.unsaved = 0
+}

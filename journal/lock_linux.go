@@ -1,0 +1,22 @@
+package journal
+
+import (
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// renameNoReplace moves from to to atomically, failing with EEXIST when to
+// exists: the same exclusion as mkdir, but the directory arrives with its
+// owner record already inside.
+func renameNoReplace(from, to string) error {
+	return unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+}
+
+// pause sleeps for d with the kernel's timer precision (time.Sleep rounds
+// short sleeps up to about a millisecond on some virtual machines).
+func pause(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	syscall.Nanosleep(&ts, nil)
+}

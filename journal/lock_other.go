@@ -1,0 +1,13 @@
+//go:build !linux
+
+package journal
+
+import (
+	"errors"
+	"time"
+)
+
+// renameNoReplace is unavailable here: the lock falls back to mkdir.
+func renameNoReplace(from, to string) error { return errors.ErrUnsupported }
+
+func pause(d time.Duration) { time.Sleep(d) }

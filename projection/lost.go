@@ -1,0 +1,113 @@
+package projection
+
+import (
+	"sort"
+	"time"
+
+	"github.com/lcwrap/lcwrap/capabilities"
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
+)
+
+// What a loss check looked at.
+const (
+	CheckedWrapper = "wrapper" // a launched child: the lcwrap process that is its lifecycle source
+	CheckedProcess = "process" // an adopted child: the observed process itself
+)
+
+// Finding is the reconciliation of one stale child: the identity checked
+// and what the process table said. Only Status "gone" makes a child lost.
+type Finding struct {
+	ChildID     string
+	StaleReason string
+	// Checked is CheckedWrapper or CheckedProcess; "" when the child
+	// recorded no identity, so nothing could be checked.
+	Checked string
+	Check   ProcessCheck
+	// ChildProcess is, for a launched child whose wrapper is gone, whether
+	// its own process is still present (it can then be adopted); nil when
+	// not checked.
+	ChildProcess *ProcessCheck
+	// Appended says a lost event was appended for it (false for all when
+	// appending failed: the journal, read again, tells what was written).
+	Appended bool
+
+	lineage jsonl.Lineage
+	caps    capabilities.Set
+}
+
+// Gone reports whether the check proved the lifecycle source gone.
+func (f *Finding) Gone() bool { return f.Check.Status == procid.Gone.String() }
+
+// candidate is a stale child with what is needed to check it, copied out
+// of the projection so the checks run without its lock.
+type candidate struct {
+	f         Finding
+	id        *procid.Identity
+	childProc *procid.Identity
+}
+
+// staleCandidates lists the non-terminal children stale at now, by id.
+func (p *Projection) staleCandidates(now time.Time) []candidate {
+	var out []candidate
+	for _, c := range p.children {
+		reason := c.staleReason(now.UnixMilli())
+		if reason == "" {
+			continue
+		}
+		cd := candidate{f: Finding{ChildID: c.id, StaleReason: reason, lineage: c.lineage, caps: c.caps}}
+		switch {
+		case c.lineage.External && c.process != nil:
+			cd.f.Checked, cd.id = CheckedProcess, c.process
+		case c.wrapper != nil:
+			cd.f.Checked, cd.id, cd.childProc = CheckedWrapper, c.wrapper, c.childProc
+		}
+		out = append(out, cd)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].f.ChildID < out[j].f.ChildID })
+	return out
+}
+
+// check runs the identity checks of one candidate against t.
+func (cd candidate) check(t procid.Table) Finding {
+	f := cd.f
+	if cd.id == nil {
+		f.Check = ProcessCheck{Status: procid.Unknown.String(), Reason: "no wrapper or process identity was recorded: nothing to check"}
+		return f
+	}
+	f.Check = processCheck(t, *cd.id)
+	if f.Gone() && cd.childProc != nil {
+		// The child's identity holds pid and start time; it lives on the
+		// wrapper's host and boot.
+		id := *cd.childProc
+		id.Host, id.BootID = cd.id.Host, cd.id.BootID
+		pc := processCheck(t, id)
+		f.ChildProcess = &pc
+	}
+	return f
+}
+
+func processCheck(t procid.Table, id procid.Identity) ProcessCheck {
+	v := procid.Check(t, id)
+	return ProcessCheck{Identity: id, Status: v.Status.String(), Reason: v.Reason}
+}
+
+// lostDetails are the details of the terminal lost event for a finding
+// (docs/events.md, "Reconciliation").
+func (f *Finding) lostDetails() map[string]any {
+	d := map[string]any{
+		"reconciliation": map[string]any{
+			"checked":     f.Checked,
+			"identity":    f.Check.Identity,
+			"result":      f.Check.Status,
+			"reason":      f.Check.Reason,
+			"staleReason": f.StaleReason,
+		},
+		"claim":      "process-exit-status-only",
+		"exitStatus": "unknown",
+	}
+	if f.ChildProcess != nil {
+		d["childProcess"] = f.ChildProcess
+	}
+	return d
+}

@@ -1,0 +1,151 @@
+package supervise
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// inheritedIgnored returns the signals whose disposition is SIG_IGN right
+// now (from /proc/self/status). Called before Subscribe installs handlers,
+// these are the ones lcwrap inherited as ignored and the Go runtime left
+// alone: HUP, INT, the job-control signals and 32–34.
+func inheritedIgnored() map[syscall.Signal]bool {
+	out := map[syscall.Signal]bool{}
+	fd, err := unix.Open("/proc/self/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return out
+	}
+	defer unix.Close(fd)
+	var buf [4096]byte
+	n, _ := unix.Read(fd, buf[:])
+	_, rest, ok := bytes.Cut(buf[:max(n, 0)], []byte("\nSigIgn:"))
+	if !ok {
+		return out
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	mask, err := strconv.ParseUint(string(bytes.TrimSpace(line)), 16, 64)
+	if err != nil {
+		return out
+	}
+	for n := 1; n <= 64; n++ {
+		if mask&(1<<(n-1)) != 0 {
+			out[syscall.Signal(n)] = true
+		}
+	}
+	return out
+}
+
+// becomeSubreaper makes orphaned descendants lcwrap's children, so that it
+// can reap them.
+func becomeSubreaper() error {
+	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// startProcess starts the child with an empty signal mask. Go's fork gives
+// the child the mask of the thread that forks (the runtime saves the live
+// mask before forking and restores it in the child), and every Go thread
+// has the mask lcwrap inherited, less the signals the runtime needs. When
+// that is not empty, emptying it on a locked thread for the duration of
+// the fork is enough: no trampoline. (Locking costs a thread hand-off, so
+// it is done only then.)
+//
+// It uses syscall.ForkExec rather than os.StartProcess, which forks an
+// extra process once to probe for pidfd support; the pidfd is opened here
+// instead, while the child cannot have been reaped.
+func startProcess(path string, argv []string, attr *syscall.ProcAttr) (*process, error) {
+	var empty, old unix.Sigset_t
+	if unix.PthreadSigmask(unix.SIG_BLOCK, nil, &old) == nil && old != empty {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := unix.PthreadSigmask(unix.SIG_SETMASK, &empty, &old); err == nil {
+			defer unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+		}
+	}
+	pid, err := syscall.ForkExec(path, argv, attr)
+	if err != nil {
+		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		fd = -1
+	}
+	return &process{pid: pid, pidfd: fd}, nil
+}
+
+// process is the started main child. Signals go through its pidfd, which
+// keeps naming this process after it is reaped (they fail then), so one
+// can never reach a process that reused the pid.
+type process struct {
+	pid   int
+	pidfd int // -1 without pidfd support: signals go by pid
+}
+
+func (p *process) signal(sig syscall.Signal) error {
+	if p.pidfd < 0 {
+		return syscall.Kill(p.pid, sig)
+	}
+	return unix.PidfdSendSignal(p.pidfd, sig, nil, 0)
+}
+
+func (p *process) release() {
+	if p.pidfd >= 0 {
+		unix.Close(p.pidfd)
+	}
+}
+
+// terminal is lcwrap's controlling terminal.
+type terminal struct {
+	fd  int
+	own int // lcwrap's process group
+}
+
+// openTerminal returns the controlling terminal, or nil when lcwrap has
+// none (no job control then).
+func openTerminal() *terminal {
+	fd, err := unix.Open("/dev/tty", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	return &terminal{fd: fd, own: unix.Getpgrp()}
+}
+
+// foreground returns the terminal's foreground process group (-1 when it
+// cannot be read).
+func (t *terminal) foreground() int {
+	pg, err := unix.IoctlGetInt(t.fd, unix.TIOCGPGRP)
+	if err != nil {
+		return -1
+	}
+	return pg
+}
+
+// setForeground makes pgrp the foreground group. lcwrap may be in the
+// background when it does so, which would stop it with SIGTTOU: the signal
+// is blocked on this thread for the call (a blocked SIGTTOU counts as
+// ignored for the terminal, and unlike an ignored disposition it is not
+// inherited across exec).
+func (t *terminal) setForeground(pgrp int) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set, old unix.Sigset_t
+	addSignal(&set, unix.SIGTTOU)
+	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
+		return err
+	}
+	defer unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+	return unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgrp)
+}
+
+func (t *terminal) close() { unix.Close(t.fd) }
+
+func addSignal(set *unix.Sigset_t, sig unix.Signal) {
+	bits := uint(unsafe.Sizeof(set.Val[0])) * 8
+	n := uint(sig) - 1
+	set.Val[n/bits] |= 1 << (n % bits)
+}

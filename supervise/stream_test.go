@@ -1,0 +1,173 @@
+//go:build linux
+
+package supervise
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a stream lcwrap writes to.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	err error
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// newTestStream returns a stream whose timers only fire when the test
+// calls onHold or onWait itself.
+func newTestStream(t *testing.T) (*Stream, *syncBuffer) {
+	t.Helper()
+	out := &syncBuffer{}
+	s, err := NewStream("test", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.hold, s.wait = time.Hour, time.Hour
+	t.Cleanup(func() { s.Close() })
+	return s, out
+}
+
+// childWrite writes p as the child and waits until the stream has taken it.
+func childWrite(t *testing.T, s *Stream, out *syncBuffer, p string) {
+	t.Helper()
+	before := out.String()
+	s.mu.Lock()
+	held := len(s.held)
+	s.mu.Unlock()
+	if _, err := s.ChildFile().WriteString(p); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the stream to take "+p, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.held) != held || out.String() != before
+	})
+}
+
+func event(s *Stream, name string) error {
+	return s.writeLine([]byte(`{"event":"` + name + `"}` + "\n"))
+}
+
+func TestStreamPlacesEventsAtLineStarts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		do   func(t *testing.T, s *Stream, out *syncBuffer)
+		want string
+	}{
+		{"between lines: at once", func(t *testing.T, s *Stream, out *syncBuffer) {
+			childWrite(t, s, out, "one\n")
+			event(s, "a")
+			childWrite(t, s, out, "two\n")
+		}, "one\n{\"event\":\"a\"}\ntwo\n"},
+		{"a held partial line waits behind the event", func(t *testing.T, s *Stream, out *syncBuffer) {
+			childWrite(t, s, out, "abc")
+			event(s, "a")
+			childWrite(t, s, out, "def\n")
+		}, "{\"event\":\"a\"}\nabcdef\n"},
+		{"a written partial line is finished first", func(t *testing.T, s *Stream, out *syncBuffer) {
+			childWrite(t, s, out, "Password: ")
+			s.onHold() // the prompt shows
+			event(s, "a")
+			event(s, "b")
+			if got := out.String(); got != "Password: " {
+				t.Fatalf("event glued to the open line: %q", got)
+			}
+			childWrite(t, s, out, "ok\nnext")
+		}, "Password: ok\n{\"event\":\"a\"}\n{\"event\":\"b\"}\n"},
+		{"a line left open too long is ended by lcwrap", func(t *testing.T, s *Stream, out *syncBuffer) {
+			childWrite(t, s, out, "abc")
+			s.onHold()
+			event(s, "a")
+			childWrite(t, s, out, "de")
+			s.onWait()
+			childWrite(t, s, out, "f\n")
+		}, "abcde\n{\"event\":\"a\"}\nf\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, out := newTestStream(t)
+			tc.do(t, s, out)
+			if got := out.String(); !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestStreamEndsTheLastLineBeforeEvents(t *testing.T) {
+	s, out := newTestStream(t)
+	childWrite(t, s, out, "no newline at the end")
+	s.drain(time.Minute)
+	event(s, "terminal")
+	if got, want := out.String(), "no newline at the end\n{\"event\":\"terminal\"}\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestStreamPassesBytesThroughUnchanged(t *testing.T) {
+	out := &syncBuffer{}
+	s, err := NewStream("test", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.hold = time.Millisecond
+	var want bytes.Buffer
+	r := rand.New(rand.NewPCG(1, 2))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2000; i++ {
+			chunk := make([]byte, r.IntN(300))
+			for j := range chunk {
+				chunk[j] = byte(r.IntN(256))
+			}
+			want.Write(chunk)
+			s.ChildFile().Write(chunk)
+		}
+		s.closeChildEnd()
+	}()
+	<-done
+	s.drain(time.Minute)
+	s.Close()
+	if !bytes.Equal([]byte(out.String()), want.Bytes()) {
+		t.Fatalf("%d bytes out, %d in, not equal", len(out.String()), want.Len())
+	}
+}
+
+func TestStreamWriteFailureReachesTheChild(t *testing.T) {
+	out := &syncBuffer{err: syscall.EPIPE}
+	s, err := NewStream("test", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := event(s, "a"); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("event write: %v", err)
+	}
+	// The copy stops and the read end closes: the child's writes fail.
+	waitUntil(t, "the child's write to fail", func() bool {
+		_, err := s.ChildFile().Write([]byte("x\n"))
+		return errors.Is(err, syscall.EPIPE)
+	})
+}

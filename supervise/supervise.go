@@ -1,0 +1,501 @@
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lcwrap/lcwrap/capabilities"
+	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/redact"
+)
+
+// Defaults of the command line.
+const (
+	DefaultHeartbeat = 10 * time.Second
+	DefaultKillAfter = 10 * time.Second
+)
+
+// Environment variables lcwrap sets for the child: an lcwrap started
+// inside it takes them as its parent and root (EnvJournal is set by the
+// caller, which knows the journal).
+const (
+	EnvChildID     = "LCWRAP_CHILD_ID"
+	EnvRootChildID = "LCWRAP_ROOT_CHILD_ID"
+	EnvJournal     = "LCWRAP_JOURNAL"
+)
+
+// maxPids bounds the pids listed in a leftovers report (count is exact).
+const maxPids = 64
+
+// terminalOf finds lcwrap's controlling terminal (a seam for tests).
+var terminalOf = openTerminal
+
+// groupGoneWait bounds the wait for a group to vanish after SIGKILL.
+const groupGoneWait = 2 * time.Second
+
+var (
+	// ErrNoCommand means Config.Argv is empty.
+	ErrNoCommand = errors.New("supervise: no command to run")
+	// ErrNoEmitter means Config.Emitter is nil.
+	ErrNoEmitter = errors.New("supervise: no emitter for the lifecycle events")
+	// ErrNoSignals means Config.Signals is nil (call Subscribe).
+	ErrNoSignals = errors.New("supervise: no signal subscription")
+	// ErrNegative means a duration in Config is negative.
+	ErrNegative = errors.New("supervise: durations must not be negative")
+	// ErrSubreaper means Config.Subreaper could not be honoured.
+	ErrSubreaper = errors.New("supervise: cannot become a child subreaper")
+	// ErrStreamClosed is returned for event lines written to a closed
+	// Stream.
+	ErrStreamClosed = errors.New("supervise: stream closed")
+)
+
+// Config says what to run and how to watch it.
+type Config struct {
+	// Argv is the command and its arguments; Argv[0] is looked up in PATH
+	// unless it holds a slash.
+	Argv []string
+	// ExtraEnv is added to lcwrap's environment for the child (KEY=VALUE,
+	// replacing the same keys). Run adds EnvChildID and EnvRootChildID.
+	ExtraEnv []string
+	// Stdin, Stdout and Stderr are the child's (nil: closed).
+	Stdin, Stdout, Stderr *os.File
+	// ExtraFiles become the child's descriptors 3, 4, ...
+	ExtraFiles []*os.File
+	// Streams are the interposers whose ChildFile is Stdout or Stderr: Run
+	// closes its copy of their pipes once the child has started and drains
+	// them (DrainWait at most) before the terminal event.
+	Streams []*Stream
+
+	// Emitter writes the events; ChildID and Lineage identify the
+	// lifecycle (Lineage.RootChildID defaults to ChildID).
+	Emitter *emit.Emitter
+	ChildID string
+	Lineage jsonl.Lineage
+	// Signals is the subscription from Subscribe.
+	Signals *Signals
+
+	// Heartbeat is the interval of heartbeat events; 0 means none, and the
+	// heartbeat capability is then unknown.
+	Heartbeat time.Duration
+	// Timeout, when positive, cancels the child (SIGTERM to its group)
+	// after that long; lcwrap's exit code is then 124.
+	Timeout time.Duration
+	// KillAfter is how long after a cancel request (or, with
+	// KillLeftovers, after the main child ended) SIGKILL follows.
+	KillAfter time.Duration
+	// SuccessCodes are the exit codes reported as completed (default 0).
+	SuccessCodes []int
+	// KillLeftovers terminates what is left of the child's process group
+	// when the main child ends without a cancel request.
+	KillLeftovers bool
+	// Subreaper makes lcwrap reap orphaned descendants (always on as PID 1).
+	Subreaper bool
+}
+
+// Result is how the run ended.
+type Result struct {
+	// State is the terminal state recorded.
+	State jsonl.State
+	// ExitCode is lcwrap's own exit code (DESIGN.md's exit table).
+	ExitCode int
+	// StartErr says why the command could not be started (ExitCode 126 or
+	// 127); nil when it ran.
+	StartErr error
+	// EventErr is the first event that could not be made: a bug, which
+	// did not affect the child.
+	EventErr error
+}
+
+// Run starts cfg.Argv and supervises it until it has ended and its
+// leftovers are dealt with. Its outcomes:
+//
+//   - an error (ErrNoCommand, ErrNoEmitter, ErrNoSignals, ErrNegative,
+//     ErrSubreaper) when cfg is unusable: nothing was started and no
+//     event was written;
+//   - a Result with StartErr and ExitCode 127 (not found) or 126 (not
+//     executable): created → failed, no process started;
+//   - otherwise a Result for a child that ran: created → starting →
+//     running → completed, failed or cancelled.
+func Run(cfg Config) (Result, error) {
+	switch {
+	case len(cfg.Argv) == 0 || cfg.Argv[0] == "":
+		return Result{}, ErrNoCommand
+	case cfg.Emitter == nil:
+		return Result{}, ErrNoEmitter
+	case cfg.Signals == nil:
+		return Result{}, ErrNoSignals
+	case cfg.Heartbeat < 0 || cfg.Timeout < 0 || cfg.KillAfter < 0:
+		return Result{}, ErrNegative
+	}
+	if cfg.SuccessCodes == nil {
+		cfg.SuccessCodes = []int{0}
+	}
+	reapAll := cfg.Subreaper || os.Getpid() == 1
+	if cfg.Subreaper && os.Getpid() != 1 {
+		if err := becomeSubreaper(); err != nil {
+			return Result{}, fmt.Errorf("%w: %v", ErrSubreaper, err)
+		}
+	}
+	s := &supervisor{cfg: cfg, reapAll: reapAll}
+	s.rec.child = cfg.Emitter.Child(cfg.ChildID, cfg.Lineage, capabilities.Launched(cfg.Heartbeat > 0))
+	res := s.run()
+	res.EventErr = s.rec.err
+	return res, nil
+}
+
+// supervisor is one run. Everything below runs on Run's goroutine, except
+// the reaper, which only sends on waits.
+type supervisor struct {
+	cfg     Config
+	reapAll bool
+	rec     recorder
+
+	proc  *process
+	pid   int // also the child's process group
+	tty   *terminal
+	gave  bool // the child's group was made the terminal's foreground
+	waits chan waitResult
+
+	exited    bool
+	status    exitStatus
+	cancel    *cancelRequest
+	killTimer *time.Timer
+}
+
+func (s *supervisor) run() Result {
+	// created is written while Subscribe finishes in the background; the
+	// journal sink queues it, so the journal's lock never delays the start.
+	self, _ := procid.Self()
+	profile := capabilities.Launched(s.cfg.Heartbeat > 0)
+	s.rec.to(jsonl.StateCreated, map[string]any{
+		"command":             redact.Argv(s.cfg.Argv),
+		"heartbeatIntervalMs": s.cfg.Heartbeat.Milliseconds(),
+		"wrapper":             self,
+		"profile":             profile.Name,
+	})
+	if err := s.start(); err != nil {
+		for _, st := range s.cfg.Streams {
+			st.drain(0)
+		}
+		code := startErrorCode(err)
+		s.rec.to(jsonl.StateFailed, map[string]any{
+			"claim": claim,
+			"exit":  map[string]any{"code": code},
+			"error": err.Error(),
+		})
+		return Result{State: jsonl.StateFailed, ExitCode: code, StartErr: err}
+	}
+	defer s.proc.release()
+	if s.tty != nil {
+		defer s.tty.close()
+	}
+	id, _, _ := procid.Of(procid.System, s.pid)
+	child := map[string]any{"pid": s.pid, "startTime": id.StartTime}
+	s.rec.to(jsonl.StateStarting, map[string]any{"child": child})
+	s.rec.to(jsonl.StateRunning, map[string]any{"child": child})
+	s.waits = make(chan waitResult, 1)
+	if s.reapAll {
+		go reapAll(s.pid, s.waits)
+	} else {
+		go reapOne(s.pid, s.waits)
+	}
+
+	s.supervise()
+	s.restoreForeground()
+	leftovers := s.leftovers()
+	for _, st := range s.cfg.Streams {
+		st.drain(DrainWait)
+	}
+
+	state, code := outcome(s.status, s.cancel, s.cfg.SuccessCodes)
+	details := map[string]any{"claim": claim, "exit": s.status.details()}
+	if s.cancel != nil {
+		details["cancel"] = s.cancel.details()
+	}
+	if leftovers != nil {
+		s.rec.diagnostic(map[string]any{"leftovers": leftovers, "message": leftoverMessage(leftovers)})
+		details["leftovers"] = leftovers
+	}
+	s.rec.to(state, details)
+	return Result{State: state, ExitCode: code}
+}
+
+// start looks the command up and starts it in its own process group (the
+// terminal's foreground group when lcwrap holds the foreground).
+func (s *supervisor) start() error {
+	path, err := exec.LookPath(s.cfg.Argv[0])
+	if err != nil && !errors.Is(err, exec.ErrDot) {
+		return err
+	}
+	files := append([]*os.File{s.cfg.Stdin, s.cfg.Stdout, s.cfg.Stderr}, s.cfg.ExtraFiles...)
+	attr := &syscall.ProcAttr{Env: s.env(), Sys: &syscall.SysProcAttr{Setpgid: true}}
+	for _, f := range files {
+		fd := ^uintptr(0) // closed in the child
+		if f != nil {
+			fd = f.Fd() // also puts it in blocking mode, as a child expects
+		}
+		attr.Files = append(attr.Files, fd)
+	}
+	defer runtime.KeepAlive(files)
+	s.cfg.Signals.wait() // every handler is in place before the child exists
+	s.tty = terminalOf()
+	if s.tty != nil && s.tty.foreground() == s.tty.own {
+		attr.Sys = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: s.tty.fd}
+		s.proc, err = startProcess(path, s.cfg.Argv, attr)
+		if err == nil {
+			s.gave = true
+		} else {
+			// The terminal may have refused: start it without the
+			// foreground rather than not at all.
+			attr.Sys = &syscall.SysProcAttr{Setpgid: true}
+			s.proc, err = startProcess(path, s.cfg.Argv, attr)
+		}
+	} else {
+		s.proc, err = startProcess(path, s.cfg.Argv, attr)
+	}
+	for _, st := range s.cfg.Streams {
+		st.closeChildEnd()
+	}
+	if err != nil {
+		if s.tty != nil {
+			s.tty.close()
+			s.tty = nil
+		}
+		return err
+	}
+	s.pid = s.proc.pid
+	return nil
+}
+
+// startErrorCode is 127 for a command (or interpreter) that does not exist,
+// 126 for one that cannot be executed.
+func startErrorCode(err error) int {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return ExitNotFound
+	}
+	return ExitNotExecutable
+}
+
+// env is lcwrap's environment with ExtraEnv and the lineage variables.
+func (s *supervisor) env() []string {
+	root := s.cfg.Lineage.RootChildID
+	if root == "" {
+		root = s.cfg.ChildID
+	}
+	extra := append(slices.Clone(s.cfg.ExtraEnv), EnvChildID+"="+s.cfg.ChildID, EnvRootChildID+"="+root)
+	keys := map[string]bool{}
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[k] = true
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !keys[k] {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+// supervise runs until the main child has ended: it forwards signals,
+// writes heartbeats, applies the timeout and the kill deadline, and
+// follows job control.
+func (s *supervisor) supervise() {
+	var heartbeat <-chan time.Time
+	if s.cfg.Heartbeat > 0 {
+		t := time.NewTicker(s.cfg.Heartbeat)
+		defer t.Stop()
+		heartbeat = t.C
+	}
+	var timeout <-chan time.Time
+	if s.cfg.Timeout > 0 {
+		t := time.NewTimer(s.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	defer func() {
+		if s.killTimer != nil {
+			s.killTimer.Stop()
+		}
+	}()
+	for !s.exited {
+		select {
+		case sig := <-s.cfg.Signals.c:
+			s.onSignal(sig.(syscall.Signal))
+		case w := <-s.waits:
+			if w.stopped {
+				s.onStop()
+				continue
+			}
+			s.exited = true
+			s.status = decodeStatus(w.status)
+			s.status.unknown = w.err
+		case <-heartbeat:
+			s.rec.heartbeat()
+		case <-timeout:
+			timeout = nil
+			if s.requestCancel(syscall.SIGTERM, byTimeout) {
+				s.signalJob(syscall.SIGTERM)
+			}
+		case <-s.killC():
+			s.killJob()
+		}
+	}
+}
+
+// onSignal forwards one received signal, exactly once.
+func (s *supervisor) onSignal(sig syscall.Signal) {
+	switch {
+	case s.cfg.Signals.ignored[sig]:
+	case slices.Contains(cancelSignals, sig):
+		s.requestCancel(sig, bySignal)
+		s.signalJob(sig)
+	case slices.Contains(mainSignals, sig):
+		s.proc.signal(sig)
+	case sig == syscall.SIGCONT:
+		s.onContinue()
+	}
+}
+
+// requestCancel records the first cancel request and starts the kill
+// deadline. It reports whether this was the first.
+func (s *supervisor) requestCancel(sig syscall.Signal, by string) bool {
+	if s.cancel != nil {
+		return false
+	}
+	s.cancel = &cancelRequest{signal: sig, by: by, at: time.Now()}
+	s.killTimer = time.NewTimer(s.cfg.KillAfter)
+	return true
+}
+
+func (s *supervisor) killC() <-chan time.Time {
+	if s.killTimer == nil {
+		return nil
+	}
+	return s.killTimer.C
+}
+
+// signalJob sends sig to the child's process group, and to the main child
+// (through its pidfd) if it has left the group. The group id names this
+// job while any member lives; only in the instant after the reaper took
+// the main child's status, before this goroutine sees it, could an empty
+// group's id be reused, which takes a wrap-around of the pid space.
+func (s *supervisor) signalJob(sig syscall.Signal) {
+	syscall.Kill(-s.pid, sig)
+	if info, err := procid.System.Stat(s.pid); err == nil && info.PGID != s.pid {
+		s.proc.signal(sig)
+	}
+}
+
+// killJob is the kill deadline: SIGKILL for the main child and its group.
+func (s *supervisor) killJob() {
+	s.killTimer = nil
+	s.proc.signal(syscall.SIGKILL)
+	syscall.Kill(-s.pid, syscall.SIGKILL)
+}
+
+// onStop follows job control: when the child was stopped and lcwrap has a
+// terminal, lcwrap takes the foreground back and stops itself, so that the
+// shell sees the job stopped. Without a terminal nobody would resume
+// lcwrap, so it keeps watching.
+func (s *supervisor) onStop() {
+	if s.tty == nil {
+		return
+	}
+	if s.tty.foreground() == s.pid {
+		s.tty.setForeground(s.tty.own)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+}
+
+// onContinue resumes the child: with the foreground if lcwrap has it.
+func (s *supervisor) onContinue() {
+	if s.tty != nil && s.tty.foreground() == s.tty.own {
+		s.tty.setForeground(s.pid)
+	}
+	syscall.Kill(-s.pid, syscall.SIGCONT)
+}
+
+// restoreForeground gives the terminal back to lcwrap's group if the
+// child's group still holds it.
+func (s *supervisor) restoreForeground() {
+	if s.gave && s.tty.foreground() == s.pid {
+		s.tty.setForeground(s.tty.own)
+	}
+}
+
+// leftovers deals with processes of the child's group that outlived it:
+// after a cancel request, or with KillLeftovers, they get SIGTERM and then
+// SIGKILL at the kill deadline; otherwise they are only reported. It
+// returns the report, or nil when nothing was left.
+func (s *supervisor) leftovers() map[string]any {
+	if syscall.Kill(-s.pid, 0) == syscall.ESRCH {
+		return nil // the group is empty: no need to scan the process table
+	}
+	pids, _ := procid.GroupMembers(s.pid)
+	if len(pids) == 0 {
+		return nil
+	}
+	report := map[string]any{"count": len(pids), "pids": pids[:min(len(pids), maxPids)], "action": "reported"}
+	if s.cancel == nil && !s.cfg.KillLeftovers {
+		return report
+	}
+	report["action"] = "terminated"
+	syscall.Kill(-s.pid, syscall.SIGTERM)
+	deadline := time.Now().Add(s.cfg.KillAfter)
+	if s.cancel != nil {
+		deadline = s.cancel.at.Add(s.cfg.KillAfter)
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	if !s.awaitGroupGone(t.C) {
+		syscall.Kill(-s.pid, syscall.SIGKILL)
+		s.awaitGroupGone(time.After(groupGoneWait))
+	}
+	return report
+}
+
+// awaitGroupGone polls (5 ms, backing off to 100 ms) until the child's
+// group has no live member or deadline fires. Cancel signals received
+// meanwhile still reach the group. It reports whether the group is gone.
+func (s *supervisor) awaitGroupGone(deadline <-chan time.Time) bool {
+	wait := 5 * time.Millisecond
+	for {
+		if pids, _ := procid.GroupMembers(s.pid); len(pids) == 0 {
+			return true
+		}
+		select {
+		case sig := <-s.cfg.Signals.c:
+			if sig := sig.(syscall.Signal); slices.Contains(cancelSignals, sig) && !s.cfg.Signals.ignored[sig] {
+				syscall.Kill(-s.pid, sig)
+			}
+		case <-deadline:
+			return false
+		case <-time.After(wait):
+			wait = min(2*wait, 100*time.Millisecond)
+		}
+	}
+}
+
+func leftoverMessage(report map[string]any) string {
+	n := report["count"].(int)
+	what := fmt.Sprintf("%d processes of the child's process group outlived it and were", n)
+	if n == 1 {
+		what = "1 process of the child's process group outlived it and was"
+	}
+	if report["action"] == "terminated" {
+		return what + " terminated"
+	}
+	return what + " left running"
+}
