@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -245,11 +244,5 @@ func (c *Child) Emit(s Spec) (jsonl.Event, error) {
 }
 
 func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonl.AppendValue(make([]byte, 0, 256), v)
 }

@@ -1,7 +1,6 @@
 package jsonl
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/lcwrap/lcwrap/capabilities"
@@ -126,14 +125,8 @@ func (e *Event) DetailsMap() map[string]any {
 	return m
 }
 
-// Marshal encodes the event as one line without the newline. HTML
-// characters are kept as they are, so activity text reads naturally.
+// Marshal encodes the event as one line without the newline, exactly as
+// encoding/json would with HTML escaping off.
 func (e *Event) Marshal() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(e); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return e.AppendJSON(make([]byte, 0, 512)), nil
 }

@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -68,31 +69,42 @@ func SensitiveKey(name string) bool {
 	return false
 }
 
-var (
-	// "Bearer abc", "Basic abc": keep the scheme, hide the credential.
-	reScheme = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{6,})`)
-	// Well-known key formats, anywhere in text.
-	reFormats = regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{12,}` +
-		`|\bgh[pousr]_[A-Za-z0-9]{16,}` +
-		`|\bgithub_pat_[A-Za-z0-9_]{16,}` +
-		`|\bxox[abposr]-[A-Za-z0-9-]{8,}` +
-		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
-		`|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)
-	// PEM private key blocks, possibly cut off before their end line.
-	rePEM = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`)
-	// user:password@ in URLs.
-	reURL = regexp.MustCompile(`(://[^/\s:@]+:)([^/\s@]+)(@)`)
-	// key=value, key: value, "key": "value" (the quote may be cut off).
-	reKV = regexp.MustCompile(`("?)([A-Za-z_][A-Za-z0-9_.\-]*)("?\s*[=:]\s*)(` +
-		`\[REDACTED\]` +
-		`|"(?:[^"\\]|\\.)*"?` +
-		`|'[^']*'?` +
-		`|[^\s,;&"'}\]\)]+)`)
-	// --flag value: a sensitive flag followed by a separate value.
-	reFlag = regexp.MustCompile(`(^|\s)(--?[A-Za-z][A-Za-z0-9_-]*)(\s+)(\[REDACTED\]|"[^"]*"?|'[^']*'?|[^\s-]\S*)`)
-	// Header-style keys whose whole remaining line is the secret.
-	headerKeys = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true, "set-cookie": true}
-)
+// patterns are compiled on first use: most text (a command such as
+// "make test") never gets past the trigger pre-filter, and a wrapper's
+// start-up time is its speed.
+type patterns struct {
+	scheme, formats, pem, url, kv, flag *regexp.Regexp
+}
+
+var compiled = sync.OnceValue(func() *patterns {
+	return &patterns{
+		// "Bearer abc", "Basic abc": keep the scheme, hide the credential.
+		scheme: regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{6,})`),
+		// Well-known key formats, anywhere in text.
+		formats: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{12,}` +
+			`|\bgh[pousr]_[A-Za-z0-9]{16,}` +
+			`|\bgithub_pat_[A-Za-z0-9_]{16,}` +
+			`|\bxox[abposr]-[A-Za-z0-9-]{8,}` +
+			`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
+			`|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
+		// PEM private key blocks, possibly cut off before their end line.
+		pem: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`),
+		// user:password@ in URLs.
+		url: regexp.MustCompile(`(://[^/\s:@]+:)([^/\s@]+)(@)`),
+		// key=value, key: value, "key": "value" (the quote may be cut off).
+		kv: regexp.MustCompile(`("?)([A-Za-z_][A-Za-z0-9_.\-]*)("?\s*[=:]\s*)(` +
+			`\[REDACTED\]` +
+			`|"(?:[^"\\]|\\.)*"?` +
+			`|'[^']*'?` +
+			`|[^\s,;&"'}\]\)]+)`),
+		// --flag value: a sensitive flag followed by a separate value.
+		flag: regexp.MustCompile(`(^|\s)(--?[A-Za-z][A-Za-z0-9_-]*)(\s+)(\[REDACTED\]|"[^"]*"?|'[^']*'?|[^\s-]\S*)`),
+	}
+})
+
+// headerKeys name header-style keys whose whole remaining line is the
+// secret.
+var headerKeys = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true, "set-cookie": true}
 
 // triggers is a cheap pre-filter: text containing none of these (lowered)
 // cannot match any pattern above.
@@ -118,19 +130,20 @@ func Text(s string) string {
 	if s == "" || !mayContainSecret(s) {
 		return s
 	}
-	s = rePEM.ReplaceAllString(s, Marker)
-	s = reScheme.ReplaceAllString(s, "${1}${2}"+Marker)
-	s = reFormats.ReplaceAllString(s, Marker)
-	s = reURL.ReplaceAllString(s, "${1}"+Marker+"${3}")
+	re := compiled()
+	s = re.pem.ReplaceAllString(s, Marker)
+	s = re.scheme.ReplaceAllString(s, "${1}${2}"+Marker)
+	s = re.formats.ReplaceAllString(s, Marker)
+	s = re.url.ReplaceAllString(s, "${1}"+Marker+"${3}")
 	s = replaceHeaders(s)
-	s = replaceSubmatches(reKV, s, func(sub []string) string {
+	s = replaceSubmatches(re.kv, s, func(sub []string) string {
 		key, val := sub[2], sub[4]
 		if !SensitiveKey(key) || val == Marker {
 			return sub[0]
 		}
 		return sub[1] + key + sub[3] + quoteLike(val)
 	})
-	s = replaceSubmatches(reFlag, s, func(sub []string) string {
+	s = replaceSubmatches(re.flag, s, func(sub []string) string {
 		if !SensitiveKey(sub[2]) || sub[4] == Marker {
 			return sub[0]
 		}

@@ -3,6 +3,7 @@ package procid
 import (
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -21,6 +22,25 @@ type Identity struct {
 	StartTime uint64 `json:"startTime"`
 	BootID    string `json:"bootId,omitempty"`
 	Host      string `json:"host,omitempty"`
+}
+
+// MarshalJSON encodes the identity as encoding/json would (bootId and host
+// omitted when empty), without reflection: it is on every wrapper's start
+// path.
+func (id Identity) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 128), `{"pid":`...)
+	b = strconv.AppendInt(b, int64(id.PID), 10)
+	b = append(b, `,"startTime":`...)
+	b = strconv.AppendUint(b, id.StartTime, 10)
+	if id.BootID != "" {
+		b = append(b, `,"bootId":`...)
+		b = strconv.AppendQuote(b, id.BootID)
+	}
+	if id.Host != "" {
+		b = append(b, `,"host":`...)
+		b = strconv.AppendQuote(b, id.Host)
+	}
+	return append(b, '}'), nil
 }
 
 // Info is what the process table says about a pid right now.
