@@ -268,6 +268,7 @@ func (p *Process) Follow(ctx context.Context, c *emit.Child) (procid.Verdict, er
 		return v, errors.Join(err, eerr)
 	}
 	_, err = c.Emit(emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: map[string]any{
+		"claim":       "process-exit-status-only",
 		"observation": "process-exited",
 		"exitStatus":  "unknown",
 		"check":       v.Reason,

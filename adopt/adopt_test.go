@@ -153,7 +153,7 @@ func checkLost(t *testing.T, a *adoption) string {
 		t.Fatalf("event %s/%s, want terminal/lost", ev.Kind, ev.State)
 	}
 	d := details(t, ev)
-	if d["observation"] != "process-exited" || d["exitStatus"] != "unknown" || d["check"] == "" || len(d) != 3 {
+	if d["observation"] != "process-exited" || d["exitStatus"] != "unknown" || d["check"] == "" || d["claim"] != "process-exit-status-only" || len(d) != 4 {
 		t.Errorf("terminal details %v", d)
 	}
 	if err := a.finished(t); err != nil {
