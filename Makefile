@@ -33,6 +33,11 @@ fuzz:
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
+
+# The examples on their own (make test runs them too, through go test ./...).
+examples:
+	$(GO) test -race -count=1 ./examples/...
 
 # Benchmarks against their peers, side by side; writes bench/RESULTS.md.
 bench: build

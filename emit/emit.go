@@ -152,7 +152,9 @@ func (e *Emitter) write(ev *jsonl.Event, line []byte) {
 		}
 		if err := s.WriteEvent(ev, line); err != nil {
 			s.disabled = true
-			err = fmt.Errorf("%s: %w", s.Name(), err)
+			if !strings.HasPrefix(err.Error(), s.Name()) {
+				err = fmt.Errorf("%s: %w", s.Name(), err)
+			}
 			e.failed = append(e.failed, err)
 			if e.onError != nil {
 				e.onError(s.Name(), err)
