@@ -87,6 +87,11 @@ var profiles = map[string]Profile{
 		Set:  Set{History: Known, Heartbeat: Unknown, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
 		Why:  "as launched, but with --heartbeat 0 there is no liveness evidence between transitions.",
 	},
+	"launched-watchdog": {
+		Name: "launched-watchdog",
+		Set:  Set{History: Known, Heartbeat: Known, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
+		Why:  "as launched, but the heartbeats are the child's own sd_notify WATCHDOG=1 pings (--watchdog): lcwrap writes none, so a child that falls silent goes stale.",
+	},
 	"adopted-pid-only": {
 		Name: "adopted-pid-only",
 		Set:  AllUnknown(),
@@ -106,6 +111,10 @@ func Launched(heartbeat bool) Profile {
 	}
 	return profiles["launched-no-heartbeat"]
 }
+
+// LaunchedWatchdog is the profile of a child lcwrap started whose
+// heartbeats are its own watchdog pings.
+func LaunchedWatchdog() Profile { return profiles["launched-watchdog"] }
 
 // AdoptedPIDOnly is the profile of a process observed by pid alone.
 func AdoptedPIDOnly() Profile { return profiles["adopted-pid-only"] }

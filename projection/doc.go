@@ -1,6 +1,8 @@
 // Package projection is the reading side: it turns a stream of schema-v1
 // events into the current picture of every child, applying the contract's
-// projection rules 2–6 and 8, and reconciles that picture with the world.
+// projection rules 2–6 and 8, reconciles that picture with the world, and
+// answers the adapter interface's getSnapshot and the authority question
+// of its cancel.
 // Rule 1 binds writers (one childId per lifecycle); for rule 7 a child whose
 // events may be missing is shown as provisional, since a reader of a
 // journal has no snapshot source of its own to ask.
@@ -63,10 +65,13 @@
 // row. Stale is a flag, never a state. Reconciler.Lost checks the recorded
 // identity of each stale child — the wrapper for a launched child, the
 // process for an adopted one — with internal/procid, and appends a
-// terminal lost event only when the answer is gone. Alive and unknown
-// (another host, no start time, nothing recorded) change nothing. For a
-// launched child whose wrapper is gone, the event says whether the child's
-// own process is still present, so it can be adopted.
+// terminal lost event only when the answer is gone. An adopted child is
+// checked whether stale or not: a PID-only child has no heartbeat to go
+// stale by, so if its observer (lcwrap adopt) dies first, this is the only
+// way its end is found. Alive and unknown (another host, no start time,
+// nothing recorded) change nothing. For a launched child whose wrapper is
+// gone, the event says whether the child's own process is still present,
+// so it can be adopted.
 //
 // # Snapshots
 //
@@ -80,6 +85,27 @@
 // (intent stale-unknown), and a child listed again resets its count.
 // Overlapping calls in one process coalesce (x/sync/singleflight).
 //
+// Tracker.BuildSnapshot is the other direction: lcwrap's own
+// AuthoritativeSnapshot of a journal, every non-terminal child checked
+// now as Lost checks it (alive keeps its state, gone is reported lost). It
+// declares complete coverage only when every such child got a definite
+// answer and the journal is not blocked; otherwise it is incomplete and
+// its coverage lists exactly the children it lists, and it names the
+// others with the reason.
+//
+// # Cancel authority
+//
+// Tracker.CancelAuthority decides whether lcwrap may cancel a child from
+// here, and fails closed: an unknown child, a cancel capability that is
+// not known (every adopted or external child), a terminal state, a wrapper
+// on another host or without a recorded host or start time, a wrapper the
+// process table cannot vouch for, a wrapper provably gone, or a child not
+// yet started are each a refusal with its own sentinel. CancelRecorder
+// records a request (and, if it never reached the wrapper, that too) as
+// diagnostic events of their own source; WaitEnded follows the journal
+// until the child's terminal event. The package never sends a signal:
+// internal/wrapsig does, after checking the wrapper again.
+//
 // # What it refuses to claim
 //
 // The projection reports what events say, not what is true: a valid event
@@ -87,5 +113,8 @@
 // in by guesswork. Heartbeats prove liveness, not progress. An exit code is
 // how a process ended, never whether its task succeeded. A PID-only child
 // is observed, never running. Omission never makes a child lost, and a
-// child on another host is never declared lost from here.
+// child on another host is never declared lost from here. A snapshot
+// vouches for liveness and recorded state at one moment, not for progress;
+// an incomplete one never claims coverage it lacks. Authority to cancel is
+// a statement about one moment, and never exists for an adopted process.
 package projection

@@ -15,10 +15,12 @@ const (
 	CheckedProcess = "process" // an adopted child: the observed process itself
 )
 
-// Finding is the reconciliation of one stale child: the identity checked
-// and what the process table said. Only Status "gone" makes a child lost.
+// Finding is the reconciliation of one child: the identity checked and
+// what the process table said. Only Status "gone" makes a child lost.
 type Finding struct {
-	ChildID     string
+	ChildID string
+	// StaleReason says why the child is stale; "" for an adopted child
+	// that is not (its process is checked all the same).
 	StaleReason string
 	// Checked is CheckedWrapper or CheckedProcess; "" when the child
 	// recorded no identity, so nothing could be checked.
@@ -47,25 +49,39 @@ type candidate struct {
 	childProc *procid.Identity
 }
 
-// staleCandidates lists the non-terminal children stale at now, by id.
-func (p *Projection) staleCandidates(now time.Time) []candidate {
+// lostCandidates lists, by id, the non-terminal children whose lifecycle
+// source reconciliation checks at now: every stale child, and every
+// adopted child that recorded its process. A PID-only child has no
+// heartbeat to go stale by: if its observer (lcwrap adopt) dies, only this
+// check can tell that its process is gone.
+func (p *Projection) lostCandidates(now time.Time) []candidate {
 	var out []candidate
 	for _, c := range p.children {
-		reason := c.staleReason(now.UnixMilli())
-		if reason == "" {
+		if c.state.Terminal() {
 			continue
 		}
-		cd := candidate{f: Finding{ChildID: c.id, StaleReason: reason, lineage: c.lineage, caps: c.caps}}
-		switch {
-		case c.lineage.External && c.process != nil:
-			cd.f.Checked, cd.id = CheckedProcess, c.process
-		case c.wrapper != nil:
-			cd.f.Checked, cd.id, cd.childProc = CheckedWrapper, c.wrapper, c.childProc
+		cd := c.candidate(c.staleReason(now.UnixMilli()))
+		if cd.f.StaleReason == "" && cd.f.Checked != CheckedProcess {
+			continue
 		}
 		out = append(out, cd)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].f.ChildID < out[j].f.ChildID })
 	return out
+}
+
+// candidate copies out what checking c's lifecycle source needs: the
+// observed process of an adopted child, else the wrapper of a launched one
+// (with the child's own process, to say whether it outlived its wrapper).
+func (c *child) candidate(staleReason string) candidate {
+	cd := candidate{f: Finding{ChildID: c.id, StaleReason: staleReason, lineage: c.lineage, caps: c.caps}}
+	switch {
+	case c.lineage.External && c.process != nil:
+		cd.f.Checked, cd.id = CheckedProcess, c.process
+	case c.wrapper != nil:
+		cd.f.Checked, cd.id, cd.childProc = CheckedWrapper, c.wrapper, c.childProc
+	}
+	return cd
 }
 
 // check runs the identity checks of one candidate against t.
@@ -95,16 +111,19 @@ func processCheck(t procid.Table, id procid.Identity) ProcessCheck {
 // lostDetails are the details of the terminal lost event for a finding
 // (docs/events.md, "Reconciliation").
 func (f *Finding) lostDetails() map[string]any {
+	rec := map[string]any{
+		"checked":  f.Checked,
+		"identity": f.Check.Identity,
+		"result":   f.Check.Status,
+		"reason":   f.Check.Reason,
+	}
+	if f.StaleReason != "" {
+		rec["staleReason"] = f.StaleReason
+	}
 	d := map[string]any{
-		"reconciliation": map[string]any{
-			"checked":     f.Checked,
-			"identity":    f.Check.Identity,
-			"result":      f.Check.Status,
-			"reason":      f.Check.Reason,
-			"staleReason": f.StaleReason,
-		},
-		"claim":      "process-exit-status-only",
-		"exitStatus": "unknown",
+		"reconciliation": rec,
+		"claim":          "process-exit-status-only",
+		"exitStatus":     "unknown",
 	}
 	if f.ChildProcess != nil {
 		d["childProcess"] = f.ChildProcess

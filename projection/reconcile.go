@@ -2,15 +2,12 @@ package projection
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
-	"github.com/lcwrap/lcwrap/capabilities"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/journal"
@@ -28,23 +25,17 @@ const ReconcileSource = "lcwrap-reconcile"
 // calls of the same kind (and, for snapshots, the same snapshot) coalesce:
 // they share one run and its result.
 type Reconciler struct {
-	t     *Tracker
-	opts  journal.Options
+	*writer
 	table procid.Table
-	now   func() time.Time
-	epoch string
 
 	group   singleflight.Group
 	callers atomic.Int32 // calls joined to the group and not returned
-
-	mu   sync.Mutex
-	next map[string]int64 // last sequence appended per child
 }
 
 // NewReconciler reconciles the journal t tracks, appending with opts,
 // checking identities in table, at the times now returns.
 func NewReconciler(t *Tracker, opts journal.Options, table procid.Table, now func() time.Time) *Reconciler {
-	return &Reconciler{t: t, opts: opts, table: table, now: now, epoch: emit.NewEpoch(), next: map[string]int64{}}
+	return &Reconciler{writer: newWriter(t, opts, now, ReconcileSource), table: table}
 }
 
 // do runs fn once for every overlapping call with the same key.
@@ -61,18 +52,21 @@ func (r *Reconciler) do(ctx context.Context, key string, fn func() (any, error))
 }
 
 // Lost reconciles every stale child in what the tracker has read (call
-// Tracker.Refresh first, or keep Tracker.Follow running): it checks the
-// recorded identity of its lifecycle source (the wrapper of a launched
-// child, the process of an adopted one) and appends a terminal lost event
-// only when the check says gone. Alive and unknown (another host, no start
-// time, nothing recorded) leave the child stale. Before appending it reads
-// the journal to its end, so a child that ended meanwhile is left alone.
+// Tracker.Refresh first, or keep Tracker.Follow running), and every
+// non-terminal adopted child whether stale or not (a PID-only child has no
+// heartbeat to go stale by): it checks the recorded identity of its
+// lifecycle source (the wrapper of a launched child, the process of an
+// adopted one) and appends a terminal lost event only when the check says
+// gone. Alive and unknown (another host, no start time, nothing recorded)
+// change nothing. Before appending it reads the journal to its end, so a
+// child that ended meanwhile is left alone.
 //
-// Outcomes: one Finding per stale child (by child id) and nil; the
-// Findings and a *journal.BlockedError when the journal is blocked
-// (nothing is appended to a blocked journal); the Findings and an error
-// when the journal cannot be read or appended to; ctx.Err() when ctx is
-// done first.
+// Outcomes: one Finding per stale child and per adopted child found gone
+// (by child id; an adopted child neither stale nor gone has nothing to
+// report) and nil; the Findings and a *journal.BlockedError when the
+// journal is blocked (nothing is appended to a blocked journal); the
+// Findings and an error when the journal cannot be read or appended to;
+// ctx.Err() when ctx is done first.
 func (r *Reconciler) Lost(ctx context.Context) ([]Finding, error) {
 	v, err := r.do(ctx, "lost", func() (any, error) { return r.lost() })
 	fs, _ := v.([]Finding)
@@ -82,12 +76,16 @@ func (r *Reconciler) Lost(ctx context.Context) ([]Finding, error) {
 func (r *Reconciler) lost() ([]Finding, error) {
 	var cands []candidate
 	now := r.now()
-	r.t.with(func(p *Projection) { cands = p.staleCandidates(now) })
-	findings := make([]Finding, len(cands))
+	r.t.with(func(p *Projection) { cands = p.lostCandidates(now) })
+	var findings []Finding
 	gone := false
-	for i, cd := range cands {
-		findings[i] = cd.check(r.table)
-		gone = gone || findings[i].Gone()
+	for _, cd := range cands {
+		f := cd.check(r.table)
+		if f.StaleReason == "" && !f.Gone() {
+			continue
+		}
+		findings = append(findings, f)
+		gone = gone || f.Gone()
 	}
 	if !gone {
 		return findings, nil
@@ -154,46 +152,4 @@ func (r *Reconciler) snapshot(s jsonl.Snapshot, grace int) (Plan, error) {
 		events = append(events, pending{o.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: map[string]any{"omission": o.Record}}})
 	}
 	return plan, r.append(events)
-}
-
-// pending is an event to append for a child.
-type pending struct {
-	target
-	spec emit.Spec
-}
-
-// append writes events through the journal, each with the child's
-// lineage and capabilities, waits until they are written, then reads the
-// journal back so the projection includes them. When anything fails it
-// moves to a new sourceEpoch, so that no sequence that may have reached the
-// journal is used twice.
-func (r *Reconciler) append(events []pending) error {
-	if len(events) == 0 {
-		return nil
-	}
-	j, err := journal.Open(r.t.Path(), r.opts)
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var sinkErr error
-	em := emit.New(emit.Options{Source: ReconcileSource, Epoch: r.epoch, Now: r.now,
-		OnSinkError: func(_ string, err error) { sinkErr = err }}, emit.NewJournalSink(j))
-	for _, ev := range events {
-		c := em.Child(ev.ChildID, ev.lineage, capabilities.Profile{Name: "recorded", Set: ev.caps})
-		c.SetNextSequence(r.next[ev.ChildID] + 1)
-		if _, err = c.Emit(ev.spec); err != nil {
-			break
-		}
-		r.next[ev.ChildID]++
-	}
-	if err = errors.Join(err, em.Close(), sinkErr); err != nil {
-		r.epoch, r.next = emit.NewEpoch(), map[string]int64{}
-		return err
-	}
-	if err := r.t.Refresh(); err != nil && !errors.Is(err, journal.ErrBlocked) {
-		return err
-	}
-	return nil
 }

@@ -161,38 +161,83 @@ func TestAbsurdIntervalNeverStale(t *testing.T) {
 	}
 }
 
-// An adopted child is checked by its own process identity, and only when
-// it has a heartbeat to be stale by.
+// adoptedCreated is what `lcwrap adopt` writes first for process proc.
+func adoptedCreated(id string, proc procid.Identity) jsonl.Event {
+	e := withDetails(ev(id, 1, jsonl.KindCreated, created), map[string]any{
+		"pid": proc.PID, "startTime": proc.StartTime, "bootId": proc.BootID, "host": proc.Host,
+		"command": "unknown", "observation": "process-presence"})
+	e.Lineage.External, e.Lineage.AdoptedAt = true, ts(t0)
+	e.Capabilities = capabilities.AdoptedPIDOnly().Set
+	return e
+}
+
+// An adopted PID-only child never goes stale (it has no heartbeat), so its
+// process is checked whether stale or not: lost once the process is
+// provably gone (say its observer, lcwrap adopt, died first), never while
+// it is alive or cannot be checked.
 func TestLostAdopted(t *testing.T) {
 	proc := localIdentity(5151, 42)
-	adopted := withDetails(ev("seen", 1, jsonl.KindCreated, created), map[string]any{
-		"pid": proc.PID, "startTime": proc.StartTime, "bootId": proc.BootID, "host": proc.Host,
-		"command": "unknown", "observation": "process-presence", "heartbeatIntervalMs": 1000})
-	adopted.Lineage.External, adopted.Lineage.AdoptedAt = true, ts(t0)
-	adopted.Capabilities = capabilities.AdoptedPIDOnly().Set
-	path := writeJournal(t, adopted)
+	far := procid.Identity{PID: 5252, StartTime: 43, Host: "elsewhere.example"}
+	path := writeJournal(t, adoptedCreated("seen", proc), adoptedCreated("remote", far))
 	table := &procid.FakeTable{}
+	table.Set(5151, procid.Info{StartTime: 42, State: 'S'})
 	clk := &clock{t: t0.Add(time.Hour)}
 	tr := NewTracker(path)
 	r := NewReconciler(tr, journal.Options{}, table, clk.now)
-	if err := tr.Refresh(); err != nil {
-		t.Fatal(err)
+
+	// Alive, or on another host: nothing to report, nothing appended.
+	fs, err := refreshLost(tr, r)
+	if err != nil || len(fs) != 0 {
+		t.Fatalf("alive or unknown adopted children: %+v, %v", fs, err)
 	}
 	if v := view(t, tr.p, "seen", clk.now()); v.Display != "observed" || v.Stale {
 		t.Fatalf("a PID-only child (heartbeat unknown): %+v", v)
 	}
-
-	// With a heartbeat capability, the adopted process itself is checked.
-	adopted2 := adopted
-	adopted2.ChildID, adopted2.Lineage.RootChildID = "seen2", "seen2"
-	adopted2.Capabilities.Heartbeat = capabilities.Known
-	appendJournal(t, path, adopted2)
-	fs, err := refreshLost(tr, r)
-	if err != nil || len(fs) != 1 || fs[0].Checked != CheckedProcess || !fs[0].Appended || fs[0].ChildProcess != nil {
-		t.Fatalf("adopted: %+v, %v", fs, err)
+	if n := len(lostEvents(t, path)); n != 0 {
+		t.Fatalf("%d lost events for a live process", n)
 	}
-	if e := lostEvents(t, path)[0]; !e.Lineage.External || e.Lineage.AdoptedAt != ts(t0) {
-		t.Fatalf("the lost event must keep the adoption lineage: %+v", e.Lineage)
+
+	// The process is gone (its pid now names another process): lost, not
+	// stale, exit status unknown.
+	table.Set(5151, procid.Info{StartTime: 99, State: 'S'})
+	fs, err = refreshLost(tr, r)
+	if err != nil || len(fs) != 1 || fs[0].ChildID != "seen" || fs[0].Checked != CheckedProcess || !fs[0].Appended || fs[0].StaleReason != "" || fs[0].ChildProcess != nil {
+		t.Fatalf("gone adopted process: %+v, %v", fs, err)
+	}
+	lostEv := lostEvents(t, path)
+	if len(lostEv) != 1 {
+		t.Fatalf("%d lost events, want 1", len(lostEv))
+	}
+	e := lostEv[0]
+	if !e.Lineage.External || e.Lineage.AdoptedAt != ts(t0) || e.Capabilities != capabilities.AdoptedPIDOnly().Set {
+		t.Fatalf("the lost event must keep the adoption lineage and capabilities: %+v", e)
+	}
+	d := e.DetailsMap()
+	rec, _ := d["reconciliation"].(map[string]any)
+	if rec["checked"] != "process" || rec["result"] != "gone" || rec["reason"] == "" || d["exitStatus"] != "unknown" || d["claim"] != "process-exit-status-only" {
+		t.Fatalf("lost details: %s", e.Details)
+	}
+	if _, ok := rec["staleReason"]; ok {
+		t.Fatalf("a child that was not stale has a staleReason: %s", e.Details)
+	}
+	if v := view(t, tr.p, "remote", clk.now()); stateOf(v) != created {
+		t.Fatalf("the child on another host changed: %+v", v)
+	}
+
+	// Again: nothing more.
+	if fs, err = refreshLost(tr, r); err != nil || len(fs) != 0 || len(lostEvents(t, path)) != 1 {
+		t.Fatalf("second pass: %+v, %v", fs, err)
+	}
+
+	// With a heartbeat capability, a stale adopted child is reported even
+	// while its process is alive.
+	beating := adoptedCreated("beating", proc)
+	beating.Capabilities.Heartbeat = capabilities.Known
+	beating = withDetails(beating, map[string]any{"pid": proc.PID, "startTime": 99, "host": proc.Host, "observation": "process-presence", "heartbeatIntervalMs": 1000})
+	appendJournal(t, path, beating)
+	fs, err = refreshLost(tr, r)
+	if err != nil || len(fs) != 1 || fs[0].ChildID != "beating" || fs[0].StaleReason != StaleHeartbeat || fs[0].Check.Status != "alive" || fs[0].Appended {
+		t.Fatalf("stale adopted child: %+v, %v", fs, err)
 	}
 }
 

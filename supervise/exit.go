@@ -15,7 +15,7 @@ import (
 // Exit codes lcwrap uses for its own outcomes (the child's code passes
 // through otherwise).
 const (
-	ExitTimeout       = 124 // the child ended after --timeout fired
+	ExitTimeout       = 124 // the child ended after --timeout (or --ready-timeout) fired
 	ExitNotExecutable = 126 // found but could not be executed
 	ExitNotFound      = 127 // no such command
 	ExitUnknown       = 125 // the child's exit status could not be read
@@ -27,8 +27,9 @@ const claim = "process-exit-status-only"
 
 // Who made a cancel request (details.cancel.by).
 const (
-	bySignal  = "signal"
-	byTimeout = "timeout"
+	bySignal       = "signal"
+	byTimeout      = "timeout"
+	byReadyTimeout = "ready-timeout"
 )
 
 // exitStatus is how the main child ended.
@@ -83,7 +84,7 @@ func outcome(e exitStatus, cancel *cancelRequest, success []int) (jsonl.State, i
 	switch {
 	case e.unknown != nil:
 		return jsonl.StateLost, ExitUnknown
-	case cancel != nil && cancel.by == byTimeout:
+	case cancel != nil && (cancel.by == byTimeout || cancel.by == byReadyTimeout):
 		return jsonl.StateCancelled, ExitTimeout
 	case cancel != nil:
 		return jsonl.StateCancelled, e.shellCode()

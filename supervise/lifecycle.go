@@ -13,8 +13,9 @@ import (
 var edges = map[jsonl.State][]jsonl.State{
 	"":                  {jsonl.StateCreated},
 	jsonl.StateCreated:  {jsonl.StateStarting, jsonl.StateFailed},
-	jsonl.StateStarting: {jsonl.StateRunning, jsonl.StateFailed, jsonl.StateCancelled},
-	jsonl.StateRunning:  {jsonl.StateCompleted, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
+	jsonl.StateStarting: {jsonl.StateRunning, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
+	jsonl.StateRunning:  {jsonl.StateWaiting, jsonl.StateCompleted, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
+	jsonl.StateWaiting:  {jsonl.StateRunning, jsonl.StateCompleted, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
 }
 
 // TransitionError is an illegal lifecycle edge: a bug in the caller. No
@@ -59,6 +60,16 @@ func (r *recorder) to(s jsonl.State, details map[string]any) {
 }
 
 func (r *recorder) heartbeat() { r.emit(emit.Spec{Kind: jsonl.KindHeartbeat}) }
+
+// childHeartbeat records liveness evidence the child gave itself.
+func (r *recorder) childHeartbeat(details map[string]any) {
+	r.emit(emit.Spec{Kind: jsonl.KindHeartbeat, Details: details})
+}
+
+// activity records what the child is doing (details may be nil).
+func (r *recorder) activity(text string, details map[string]any) {
+	r.emit(emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: details})
+}
 
 func (r *recorder) diagnostic(details map[string]any) {
 	r.emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: details})

@@ -127,19 +127,9 @@ func (t *terminal) foreground() int {
 
 // setForeground makes pgrp the foreground group. lcwrap may be in the
 // background when it does so, which would stop it with SIGTTOU: the signal
-// is blocked on this thread for the call (a blocked SIGTTOU counts as
-// ignored for the terminal, and unlike an ignored disposition it is not
-// inherited across exec).
+// is blocked for the call (see withoutTTOU).
 func (t *terminal) setForeground(pgrp int) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var set, old unix.Sigset_t
-	addSignal(&set, unix.SIGTTOU)
-	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
-		return err
-	}
-	defer unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
-	return unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgrp)
+	return withoutTTOU(func() error { return unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgrp) })
 }
 
 func (t *terminal) close() { unix.Close(t.fd) }

@@ -28,7 +28,8 @@ type Signals struct {
 
 // Subscribe starts receiving the signals Run forwards (HUP, INT, TERM,
 // QUIT, USR1, USR2) and, when lcwrap has a controlling terminal, SIGCONT
-// (job control). It also takes over SIGPIPE (a closed stdout becomes a
+// (job control) and SIGWINCH (a Config.PTY follows the window size). It
+// also takes over SIGPIPE (a closed stdout becomes a
 // write error, not lcwrap's death) and every signal lcwrap inherited as
 // ignored, dropping what arrives: an ignored disposition would survive
 // exec, a handled one is reset to the default in the child. A forwarded
@@ -60,11 +61,12 @@ func (s *Signals) subscribe() {
 		}
 		delete(ignored, sig)
 	}
-	// SIGCONT matters for job control only, which needs a terminal.
+	// SIGCONT and SIGWINCH matter with a terminal only.
 	if t := openTerminal(); t != nil {
 		t.close()
-		handled = append(handled, syscall.SIGCONT)
+		handled = append(handled, syscall.SIGCONT, syscall.SIGWINCH)
 		delete(ignored, syscall.SIGCONT)
+		delete(ignored, syscall.SIGWINCH)
 	}
 	dropped := []os.Signal{syscall.SIGPIPE}
 	for sig := range ignored {

@@ -2,9 +2,13 @@ package supervise
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/lcwrap/lcwrap/emit"
@@ -25,21 +29,27 @@ const (
 	// DrainWait bounds how long Run keeps copying a stream after the main
 	// child has ended: processes it left behind may hold the stream open.
 	DrainWait = 250 * time.Millisecond
+	// copyBuffer is the size of the reads from the child.
+	copyBuffer = 256 << 10
 )
 
 // Stream interposes on one of lcwrap's output streams (its stdout or
-// stderr) when event lines share it with the child's output. The child
-// writes into a pipe (ChildFile); a goroutine copies its bytes to the real
-// stream unchanged and in order. Complete lines go out at once; the tail
-// of an unfinished line is held for a few milliseconds. An event line
-// goes out at once when the child is between lines, and otherwise waits
-// for the child's newline; only if the line stays open (lineWait), or
-// when the child's output has ended, does lcwrap end the line with '\n'
-// first. Each event line is one write.
+// stderr) when event lines share it with the child's output, or when Run
+// needs to see the child's output (Config.Activity, Config.PTY). The
+// child writes into a pipe (ChildFile), or into its pty, whose master the
+// Stream then reads; a goroutine copies the child's bytes to the real
+// stream unchanged and in order. Without event lines (no Sink, no Lines)
+// that is all. With them, complete lines go out at once; the tail of an
+// unfinished line is held for a few milliseconds. An event line goes out
+// at once when the child is between lines, and otherwise waits for the
+// child's newline; only if the line stays open (lineWait), or when the
+// child's output has ended, does lcwrap end the line with '\n' first.
+// Each event line is one write.
 //
 // If the real stream fails (a closed pipe), the child's end of the pipe
 // is closed too, so the child sees the broken pipe it would have seen
-// without lcwrap; event writes then return the error.
+// without lcwrap (a pty is hung up: the child's terminal goes away);
+// event writes then return the error.
 type Stream struct {
 	name string
 	out  io.Writer
@@ -49,6 +59,10 @@ type Stream struct {
 	hold, wait time.Duration
 
 	mu         sync.Mutex
+	src        *os.File    // what the copy reads: r, or the pty master it follows
+	shared     bool        // event lines share the stream (Sink or Lines was called)
+	tap        *lineTap    // the child's lines feed activity (nil: not watched)
+	crlf       bool        // out is a raw terminal: lcwrap's own line ends are "\r\n"
 	held       []byte      // child bytes of an unfinished line, not yet written
 	midLine    bool        // the last byte written was not a newline
 	pending    [][]byte    // event lines waiting for the child's newline
@@ -66,11 +80,11 @@ type Stream struct {
 // NewStream starts interposing on out (named "stdout" or "stderr" in
 // warnings). It fails only when a pipe cannot be made.
 func NewStream(name string, out io.Writer) (*Stream, error) {
-	r, w, err := os.Pipe()
+	r, w, err := newPipe()
 	if err != nil {
 		return nil, err
 	}
-	s := &Stream{name: name, out: out, r: r, w: w, done: make(chan struct{}), hold: holdPartial, wait: lineWait}
+	s := &Stream{name: name, out: out, r: r, w: w, src: r, done: make(chan struct{}), hold: holdPartial, wait: lineWait}
 	s.holdTimer = time.AfterFunc(time.Hour, s.onHold)
 	s.holdTimer.Stop()
 	s.waitTimer = time.AfterFunc(time.Hour, s.onWait)
@@ -84,11 +98,50 @@ func NewStream(name string, out io.Writer) (*Stream, error) {
 func (s *Stream) ChildFile() *os.File { return s.w }
 
 // Sink returns the event sink writing to this stream.
-func (s *Stream) Sink() emit.Sink { return streamSink{s} }
+func (s *Stream) Sink() emit.Sink {
+	s.share()
+	return streamSink{s}
+}
 
 // Lines returns a writer for lcwrap's own messages: each Write is treated
 // as one line, placed like an event line.
-func (s *Stream) Lines() io.Writer { return lineWriter{s} }
+func (s *Stream) Lines() io.Writer {
+	s.share()
+	return lineWriter{s}
+}
+
+// share makes the stream place lines of lcwrap's own among the child's.
+func (s *Stream) share() {
+	s.mu.Lock()
+	s.shared = true
+	s.mu.Unlock()
+}
+
+// follow makes the stream copy the child's output from src (a pty
+// master) instead of its pipe, which the child never gets. Call it
+// before the child starts.
+func (s *Stream) follow(src *os.File) {
+	src.SetReadDeadline(time.Time{}) // an earlier attempt's drain set one
+	s.mu.Lock()
+	s.src = src
+	s.mu.Unlock()
+	s.closeChildEnd() // the pipe ends, and the copy goes on from src
+}
+
+// watch feeds the child's lines to t.
+func (s *Stream) watch(t *lineTap) {
+	s.mu.Lock()
+	s.tap = t
+	s.mu.Unlock()
+}
+
+// rawTerminal says whether out is a terminal in raw mode, where lcwrap's
+// own lines must end with "\r\n" to start the next at the left margin.
+func (s *Stream) rawTerminal(raw bool) {
+	s.mu.Lock()
+	s.crlf = raw
+	s.mu.Unlock()
+}
 
 // Close writes whatever is still held or pending, stops copying and
 // releases the pipe. It returns a write error not yet returned to a
@@ -105,8 +158,12 @@ func (s *Stream) Close() error {
 		s.endLine()
 	}
 	err := s.unshownErr()
+	src := s.src
 	s.mu.Unlock()
 	s.r.Close()
+	if src != s.r {
+		src.SetReadDeadline(time.Now()) // the pty is not the stream's to close
+	}
 	<-s.done
 	return err
 }
@@ -127,25 +184,62 @@ func (s *Stream) closeChildEnd() {
 // copied.
 func (s *Stream) drain(d time.Duration) {
 	s.closeChildEnd()
-	if s.r.SetReadDeadline(time.Now().Add(d)) != nil {
-		s.r.Close()
+	s.mu.Lock()
+	src := s.src
+	s.mu.Unlock()
+	if src.SetReadDeadline(time.Now().Add(d)) != nil {
+		src.Close()
 	}
 	<-s.done
 }
 
+// copy copies the child's output until it ends: EOF on the pipe, or EIO
+// on a pty master once every copy of the slave is closed (a pty's end of
+// output), or any other read error. From pipe to pipe, with no line of
+// lcwrap's own to place, the bytes go by tee(2) (see teeRead).
 func (s *Stream) copy() {
 	defer close(s.done)
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, copyBuffer)
+	src := s.r
+	tee := teeFD(s.out)
 	for {
-		n, err := s.r.Read(buf)
-		if n > 0 {
-			s.child(buf[:n])
+		var n int
+		var err error
+		if tee >= 0 && src == s.r && s.passThrough() {
+			var outErr error
+			n, outErr, err = teeRead(src, tee, buf)
+			switch {
+			case err == errTeeUnsupported:
+				tee, err = -1, nil
+			case outErr != nil:
+				s.outFailed(outErr)
+			case n > 0:
+				s.passed(buf[:n])
+			}
+		} else {
+			n, err = src.Read(buf)
+			if n > 0 {
+				s.child(buf[:n])
+			}
 		}
-		if err != nil {
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.sweep(src, buf)
+		}
+		s.mu.Lock()
+		next := s.src
+		s.mu.Unlock()
+		if next == src {
 			break
 		}
+		src = next // the pipe ended because the stream follows a pty
 	}
 	s.mu.Lock()
+	if s.tap != nil {
+		s.tap.end()
+	}
 	s.eof = true
 	s.holdTimer.Stop()
 	s.flushHeld()
@@ -153,10 +247,66 @@ func (s *Stream) copy() {
 	s.mu.Unlock()
 }
 
+// maxSweep bounds what sweep copies (a leftover may write without end).
+const maxSweep = 2 << 20
+
+// sweep copies what src holds when drain's deadline has ended the copy:
+// bytes written before the deadline that a stalled machine had not let
+// the copy read (the deadline is checked before a read, so the copy
+// would not see them). It reads without waiting, up to maxSweep bytes; a
+// read of a pty master also pushes through what the kernel has not
+// handed over to it yet.
+func (s *Stream) sweep(src *os.File, buf []byte) {
+	rc, err := src.SyscallConn()
+	if err != nil {
+		return
+	}
+	for swept := 0; swept < maxSweep; {
+		var n int
+		var rerr error
+		// Only the read runs under Control: a failed write closes src,
+		// which waits for Control to be done.
+		if rc.Control(func(fd uintptr) { n, rerr = syscall.Read(int(fd), buf) }) != nil {
+			return
+		}
+		switch {
+		case n > 0:
+			s.child(buf[:n])
+			swept += n
+		case rerr != syscall.EINTR:
+			return
+		}
+	}
+}
+
+// passThrough reports whether the child's bytes may go out as they come:
+// no line of lcwrap's own shares the stream, and it has not failed.
+func (s *Stream) passThrough() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.shared && s.err == nil
+}
+
+// passed takes bytes of the child's that are already out (by tee).
+func (s *Stream) passed(p []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tap != nil {
+		s.tap.write(p)
+	}
+}
+
 // child takes bytes the child wrote.
 func (s *Stream) child(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.tap != nil {
+		s.tap.write(p)
+	}
+	if !s.shared {
+		s.write(p)
+		return
+	}
 	s.held = append(s.held, p...)
 	if i := bytes.LastIndexByte(s.held, '\n'); i >= 0 {
 		s.write(s.held[:i+1])
@@ -177,6 +327,9 @@ func (s *Stream) child(p []byte) {
 func (s *Stream) writeLine(line []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.crlf && bytes.HasSuffix(line, []byte{'\n'}) && !bytes.HasSuffix(line, []byte("\r\n")) {
+		line = append(line[:len(line)-1:len(line)-1], '\r', '\n')
+	}
 	switch {
 	case s.err != nil:
 		return s.shownErr()
@@ -190,7 +343,7 @@ func (s *Stream) writeLine(line []byte) error {
 		}
 		return nil
 	case s.midLine:
-		s.write([]byte{'\n'})
+		s.write(s.newline())
 		s.midLine = false
 	}
 	s.write(line)
@@ -231,10 +384,18 @@ func (s *Stream) endLine() {
 		return
 	}
 	if s.midLine {
-		s.write([]byte{'\n'})
+		s.write(s.newline())
 		s.midLine = false
 	}
 	s.writePending()
+}
+
+// newline is how lcwrap ends a line the child left open.
+func (s *Stream) newline() []byte {
+	if s.crlf {
+		return []byte("\r\n")
+	}
+	return []byte{'\n'}
 }
 
 func (s *Stream) writePending() {
@@ -247,14 +408,28 @@ func (s *Stream) writePending() {
 }
 
 // write writes to the real stream. After the first failure nothing more
-// is written, and the child's pipe is closed so that it sees the break.
+// is written, and the child's pipe (or pty master) is closed so that it
+// sees the break.
 func (s *Stream) write(p []byte) {
 	if s.err != nil {
 		return
 	}
 	if _, err := s.out.Write(p); err != nil {
-		s.err = err
-		s.r.Close()
+		s.fail(err)
+	}
+}
+
+func (s *Stream) fail(err error) {
+	s.err = err
+	s.src.Close()
+}
+
+// outFailed is write's failure for bytes passed by tee.
+func (s *Stream) outFailed(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.fail(err)
 	}
 }
 
@@ -287,4 +462,88 @@ func (w lineWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// newPipe makes a pipe for the child's output, as big as the system
+// lets it be (see growPipe): the child then writes big chunks without
+// waiting, and lcwrap copies them with fewer wake-ups.
+func newPipe() (r, w *os.File, err error) {
+	if r, w, err = os.Pipe(); err == nil {
+		growPipe(w)
+	}
+	return r, w, err
+}
+
+// streamOf is the Stream whose pipe f is (nil: none).
+func streamOf(streams []*Stream, f *os.File) *Stream {
+	for _, st := range streams {
+		if f != nil && st.ChildFile() == f {
+			return st
+		}
+	}
+	return nil
+}
+
+// interpose makes the child's output pass through Streams where Run must
+// see it even when no event line shares it: the output of its pty
+// (Config.PTY), or both of its streams (output activity; stdout and
+// stderr that are one file get one Stream, so their order is kept). A
+// closed stream stays closed. It returns the Streams it made, which Run
+// closes; it fails (ErrInterpose) only when no pipe can be made.
+func interpose(cfg *Config) ([]*Stream, error) {
+	var made []*Stream
+	add := func(name string, f **os.File) error {
+		if (*f == nil && cfg.PTY == nil) || streamOf(cfg.Streams, *f) != nil {
+			return nil
+		}
+		var out io.Writer = io.Discard
+		if *f != nil {
+			out = *f
+		}
+		st, err := NewStream(name, out)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInterpose, err)
+		}
+		made = append(made, st)
+		cfg.Streams = append(slices.Clip(cfg.Streams), st)
+		*f = st.ChildFile()
+		return nil
+	}
+	var err error
+	switch {
+	case cfg.PTY != nil:
+		err = add("stdout", &cfg.Stdout)
+	case cfg.Activity == ActivityOutput:
+		merged := cfg.Stdout != nil && cfg.Stderr != nil && streamOf(cfg.Streams, cfg.Stdout) == nil &&
+			streamOf(cfg.Streams, cfg.Stderr) == nil && oneFile(cfg.Stdout, cfg.Stderr)
+		err = add("stdout", &cfg.Stdout)
+		if merged {
+			cfg.Stderr = cfg.Stdout
+		} else if err == nil {
+			err = add("stderr", &cfg.Stderr)
+		}
+	}
+	if err != nil {
+		for _, st := range made {
+			st.Close()
+		}
+		return nil, err
+	}
+	return made, nil
+}
+
+// oneFile reports whether a and b are one file (2>&1).
+func oneFile(a, b *os.File) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := a.Stat()
+	sb, err2 := b.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+func closeStreams(streams []*Stream) {
+	for _, st := range streams {
+		st.Close()
+	}
 }

@@ -5,7 +5,9 @@ package supervise
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,6 +47,7 @@ func newTestStream(t *testing.T) (*Stream, *syncBuffer) {
 		t.Fatal(err)
 	}
 	s.hold, s.wait = time.Hour, time.Hour
+	s.Sink() // event lines share it
 	t.Cleanup(func() { s.Close() })
 	return s, out
 }
@@ -126,12 +129,22 @@ func TestStreamEndsTheLastLineBeforeEvents(t *testing.T) {
 }
 
 func TestStreamPassesBytesThroughUnchanged(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shared=%v", shared), func(t *testing.T) { testPassThrough(t, shared) })
+	}
+}
+
+func testPassThrough(t *testing.T, shared bool) {
 	out := &syncBuffer{}
 	s, err := NewStream("test", out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.hold = time.Millisecond
+	if shared {
+		s.Sink()
+	}
+	s.watch(&lineTap{to: newOutputActivity()}) // watching changes no byte
 	var want bytes.Buffer
 	r := rand.New(rand.NewPCG(1, 2))
 	done := make(chan struct{})
@@ -170,4 +183,110 @@ func TestStreamWriteFailureReachesTheChild(t *testing.T) {
 		_, err := s.ChildFile().Write([]byte("x\n"))
 		return errors.Is(err, syscall.EPIPE)
 	})
+}
+
+func TestStreamFollowsAPtyToItsEIO(t *testing.T) {
+	p, err := OpenPTY(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	out := &syncBuffer{}
+	s, err := NewStream("test", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a := newOutputActivity()
+	s.watch(&lineTap{to: a, from: "pty"})
+	s.follow(p.masterFile())
+	// The terminal's own ONLCR turns "\n" into "\r\n".
+	if _, err := p.slave.WriteString("first\nsecond line\nunfinished"); err != nil {
+		t.Fatal(err)
+	}
+	p.slave.Close() // the last copy of the slave: the master reads EIO
+	select {
+	case <-s.done:
+	case <-time.After(waitLimit):
+		t.Fatal("the copy did not end at the master's EIO")
+	}
+	if got, want := out.String(), "first\r\nsecond line\r\nunfinished"; got != want {
+		t.Fatalf("copied %q, want %q", got, want)
+	}
+	if a.text != "unfinished" || a.from != "pty" {
+		t.Fatalf("latest line %q from %q", a.text, a.from)
+	}
+}
+
+func TestStreamEndsLcwrapsLinesWithCRLFOnARawTerminal(t *testing.T) {
+	s, out := newTestStream(t)
+	s.rawTerminal(true)
+	childWrite(t, s, out, "abc")
+	s.onHold()
+	event(s, "a")
+	s.onWait()
+	if got, want := out.String(), "abc\r\n{\"event\":\"a\"}\r\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	s.rawTerminal(false)
+	event(s, "b")
+	if got, want := out.String(), "abc\r\n{\"event\":\"a\"}\r\n{\"event\":\"b\"}\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestStreamTeeFailureReachesTheChild(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Fd() // blocking: the Stream passes bytes by tee(2)
+	r.Close()
+	defer w.Close()
+	s, err := NewStream("test", w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitUntil(t, "the child's write to fail", func() bool {
+		_, err := s.ChildFile().Write([]byte("x\n"))
+		return errors.Is(err, syscall.EPIPE)
+	})
+	if err := s.Close(); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+// gateWriter blocks its first Write until gate is closed.
+type gateWriter struct {
+	syncBuffer
+	entered chan struct{}
+	gate    chan struct{}
+	once    sync.Once
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.gate
+	})
+	return g.syncBuffer.Write(p)
+}
+
+func TestStreamDrainKeepsWhatWasWrittenBeforeTheDeadline(t *testing.T) {
+	out := &gateWriter{entered: make(chan struct{}), gate: make(chan struct{})}
+	s, err := NewStream("test", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.ChildFile().WriteString("first\n")
+	<-out.entered // the copy is stuck writing (a stalled machine)
+	s.ChildFile().WriteString("second\n")
+	s.r.SetReadDeadline(time.Now()) // drain's deadline passes meanwhile
+	close(out.gate)
+	<-s.done
+	if got := out.String(); got != "first\nsecond\n" {
+		t.Fatalf("copied %q", got)
+	}
 }

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lcwrap/lcwrap/capabilities"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -57,6 +56,22 @@ var (
 	// ErrStreamClosed is returned for event lines written to a closed
 	// Stream.
 	ErrStreamClosed = errors.New("supervise: stream closed")
+	// ErrNeedsNotify means ReadyNotify, ReadyTimeout or Watchdog was set
+	// without Notify, or ReadyTimeout without ReadyNotify.
+	ErrNeedsNotify = errors.New("supervise: the readiness and watchdog settings need the notify socket")
+	// ErrNotify means the notify socket could not be made.
+	ErrNotify = errors.New("supervise: cannot create the notify socket")
+	// ErrRestartPolicy means Config.Restart names no known policy.
+	ErrRestartPolicy = errors.New("supervise: unknown restart policy")
+	// ErrPTY means no pseudo-terminal could be opened (OpenPTY).
+	ErrPTY = errors.New("supervise: cannot open a pseudo-terminal")
+	// ErrActivity means Config.Activity names no known source.
+	ErrActivity = errors.New("supervise: unknown activity source")
+	// ErrInterpose means a pipe for the child's output could not be made.
+	ErrInterpose = errors.New("supervise: cannot interpose on the child's output")
+	// errTeeUnsupported means tee(2) cannot pass a Stream's bytes: it
+	// copies them instead.
+	errTeeUnsupported = errors.New("supervise: tee(2) is not available")
 )
 
 // Config says what to run and how to watch it.
@@ -65,7 +80,8 @@ type Config struct {
 	// unless it holds a slash.
 	Argv []string
 	// ExtraEnv is added to lcwrap's environment for the child (KEY=VALUE,
-	// replacing the same keys). Run adds EnvChildID and EnvRootChildID.
+	// replacing the same keys; a bare KEY removes it). Run adds
+	// EnvChildID and EnvRootChildID.
 	ExtraEnv []string
 	// Stdin, Stdout and Stderr are the child's (nil: closed).
 	Stdin, Stdout, Stderr *os.File
@@ -100,6 +116,35 @@ type Config struct {
 	KillLeftovers bool
 	// Subreaper makes lcwrap reap orphaned descendants (always on as PID 1).
 	Subreaper bool
+
+	// PTY, when set (OpenPTY), is the child's terminal: its stdin, stdout
+	// and stderr are the pty, in a session of its own. Stdin and Stderr
+	// are then not the child's: the PTY copies lcwrap's stdin to it, and
+	// its output goes to Stdout (through a Stream; Run makes one if
+	// Stdout is not one already). No foreground hand-over: the child's
+	// terminal is its own. Run leaves the PTY open (the caller closes it).
+	PTY *PTY
+	// Activity says what becomes activity events: ActivityNone (or "")
+	// or ActivityOutput, the latest line of the child's output (Run
+	// interposes on Stdout and Stderr, or reads the PTY, to see it).
+	Activity string
+
+	// Notify gives the child a NOTIFY_SOCKET and records what it says
+	// there (sd_notify; see notify.go).
+	Notify bool
+	// ReadyNotify keeps the child starting until it sends READY=1.
+	ReadyNotify bool
+	// ReadyTimeout, when positive, cancels a child that has not sent
+	// READY=1 after that long (SIGTERM to its group); the exit code is
+	// then 124.
+	ReadyTimeout time.Duration
+	// Watchdog, when positive, is the child's WATCHDOG_USEC: its
+	// WATCHDOG=1 pings are the heartbeats, at that declared interval, and
+	// lcwrap writes none of its own (Heartbeat is not used).
+	Watchdog time.Duration
+	// Restart says whether and how the command is started again when it
+	// has ended (see restart.go).
+	Restart Restart
 }
 
 // Result is how the run ended.
@@ -120,12 +165,17 @@ type Result struct {
 // leftovers are dealt with. Its outcomes:
 //
 //   - an error (ErrNoCommand, ErrNoEmitter, ErrNoSignals, ErrNegative,
-//     ErrSubreaper) when cfg is unusable: nothing was started and no
-//     event was written;
+//     ErrSubreaper, ErrActivity, ErrInterpose, ErrNeedsNotify,
+//     ErrRestartPolicy, ErrNotify) when cfg is unusable: nothing was
+//     started and no event was written;
 //   - a Result with StartErr and ExitCode 127 (not found) or 126 (not
 //     executable): created → failed, no process started;
 //   - otherwise a Result for a child that ran: created → starting →
-//     running → completed, failed or cancelled.
+//     running → completed, failed or cancelled (with ReadyNotify it
+//     stays starting until READY=1; LCWRAP_STATE may move it between
+//     running and waiting);
+//   - with a Restart policy, the Result of the last attempt, each
+//     attempt being one of the two above.
 func Run(cfg Config) (Result, error) {
 	switch {
 	case len(cfg.Argv) == 0 || cfg.Argv[0] == "":
@@ -134,8 +184,17 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, ErrNoEmitter
 	case cfg.Signals == nil:
 		return Result{}, ErrNoSignals
-	case cfg.Heartbeat < 0 || cfg.Timeout < 0 || cfg.KillAfter < 0:
+	case cfg.Heartbeat < 0 || cfg.Timeout < 0 || cfg.KillAfter < 0 || cfg.ReadyTimeout < 0 || cfg.Watchdog < 0 || cfg.Restart.Backoff < 0 || cfg.Restart.MaxAttempts < 0:
 		return Result{}, ErrNegative
+	}
+	if err := cfg.checkNotify(); err != nil {
+		return Result{}, err
+	}
+	if err := cfg.Restart.check(); err != nil {
+		return Result{}, err
+	}
+	if !slices.Contains([]string{"", ActivityNone, ActivityOutput}, cfg.Activity) {
+		return Result{}, fmt.Errorf("%w %q", ErrActivity, cfg.Activity)
 	}
 	if cfg.SuccessCodes == nil {
 		cfg.SuccessCodes = []int{0}
@@ -146,9 +205,25 @@ func Run(cfg Config) (Result, error) {
 			return Result{}, fmt.Errorf("%w: %v", ErrSubreaper, err)
 		}
 	}
-	s := &supervisor{cfg: cfg, reapAll: reapAll}
-	s.rec.child = cfg.Emitter.Child(cfg.ChildID, cfg.Lineage, capabilities.Launched(cfg.Heartbeat > 0))
-	res := s.run()
+	l := &launcher{reapAll: reapAll}
+	if cfg.Notify {
+		sock, err := openNotifySocket()
+		if err != nil {
+			return Result{}, err
+		}
+		defer sock.close()
+		l.sock = sock
+		cfg.ExtraEnv = append(slices.Clone(cfg.ExtraEnv), notifyEnv(sock.path, cfg.Watchdog)...)
+	}
+	own, err := interpose(&cfg) // for the PTY's output and output activity
+	if err != nil {
+		return Result{}, err
+	}
+	defer closeStreams(own)
+	if cfg.Restart.Policy != RestartNo {
+		return l.restarting(cfg), nil
+	}
+	s, res := l.attempt(cfg)
 	res.EventErr = s.rec.err
 	return res, nil
 }
@@ -159,6 +234,10 @@ type supervisor struct {
 	cfg     Config
 	reapAll bool
 	rec     recorder
+	reaper  *sharedReaper // the reaper every attempt shares (restarts with reapAll)
+	notify  *notifier     // the sd_notify side of this attempt (Notify)
+
+	act *outputActivity // output activity (Activity: ActivityOutput)
 
 	proc  *process
 	pid   int // also the child's process group
@@ -176,14 +255,15 @@ func (s *supervisor) run() Result {
 	// created is written while Subscribe finishes in the background; the
 	// journal sink queues it, so the journal's lock never delays the start.
 	self, _ := procid.Self()
-	profile := capabilities.Launched(s.cfg.Heartbeat > 0)
+	profile := s.cfg.profile()
 	s.rec.to(jsonl.StateCreated, map[string]any{
 		"command":             redact.Argv(s.cfg.Argv),
-		"heartbeatIntervalMs": s.cfg.Heartbeat.Milliseconds(),
+		"heartbeatIntervalMs": s.cfg.heartbeatInterval().Milliseconds(),
 		"wrapper":             self,
 		"profile":             profile.Name,
 	})
 	if err := s.start(); err != nil {
+		s.ptyEnded()
 		for _, st := range s.cfg.Streams {
 			st.drain(0)
 		}
@@ -199,31 +279,42 @@ func (s *supervisor) run() Result {
 	if s.tty != nil {
 		defer s.tty.close()
 	}
+	defer s.ptyEnded() // also when something panics
 	id, _, _ := procid.Of(procid.System, s.pid)
 	child := map[string]any{"pid": s.pid, "startTime": id.StartTime}
 	s.rec.to(jsonl.StateStarting, map[string]any{"child": child})
-	s.rec.to(jsonl.StateRunning, map[string]any{"child": child})
+	if !s.cfg.ReadyNotify {
+		s.rec.to(jsonl.StateRunning, map[string]any{"child": child})
+	}
+	s.listen(child)
 	s.waits = make(chan waitResult, 1)
-	if s.reapAll {
+	switch {
+	case s.reaper != nil:
+		s.reaper.register(s.pid, s.waits)
+	case s.reapAll:
 		go reapAll(s.pid, s.waits)
-	} else {
+	default:
 		go reapOne(s.pid, s.waits)
 	}
 
 	s.supervise()
+	s.endNotify()
 	s.restoreForeground()
+	s.ptyEnded()
 	leftovers := s.leftovers()
 	for _, st := range s.cfg.Streams {
 		st.drain(DrainWait)
 	}
+	s.act.flush(&s.rec) // the last line before the end is never dropped
 
 	state, code := outcome(s.status, s.cancel, s.cfg.SuccessCodes)
 	details := map[string]any{"claim": claim, "exit": s.status.details()}
+	state = s.readiness(state, details)
 	if s.cancel != nil {
 		details["cancel"] = s.cancel.details()
 	}
 	if leftovers != nil {
-		s.rec.diagnostic(map[string]any{"leftovers": leftovers, "message": leftoverMessage(leftovers)})
+		s.rec.diagnostic(map[string]any{"leftovers": leftovers, "message": leftoverMessage(leftovers) + s.ptyLeftoverNote()})
 		details["leftovers"] = leftovers
 	}
 	s.rec.to(state, details)
@@ -237,8 +328,17 @@ func (s *supervisor) start() error {
 	if err != nil && !errors.Is(err, exec.ErrDot) {
 		return err
 	}
-	files := append([]*os.File{s.cfg.Stdin, s.cfg.Stdout, s.cfg.Stderr}, s.cfg.ExtraFiles...)
-	attr := &syscall.ProcAttr{Env: s.env(), Sys: &syscall.SysProcAttr{Setpgid: true}}
+	stdio := []*os.File{s.cfg.Stdin, s.cfg.Stdout, s.cfg.Stderr}
+	sys := &syscall.SysProcAttr{Setpgid: true}
+	if s.cfg.PTY != nil {
+		if stdio, err = s.ptyStdio(); err != nil {
+			return err
+		}
+		sys = &syscall.SysProcAttr{Setsid: true, Setctty: true} // Ctty 0: the pty on its stdin
+	}
+	s.watchOutput()
+	files := append(stdio, s.cfg.ExtraFiles...)
+	attr := &syscall.ProcAttr{Env: s.env(), Sys: sys}
 	for _, f := range files {
 		fd := ^uintptr(0) // closed in the child
 		if f != nil {
@@ -249,7 +349,7 @@ func (s *supervisor) start() error {
 	defer runtime.KeepAlive(files)
 	s.cfg.Signals.wait() // every handler is in place before the child exists
 	s.tty = terminalOf()
-	if s.tty != nil && s.tty.foreground() == s.tty.own {
+	if s.tty != nil && s.cfg.PTY == nil && s.tty.foreground() == s.tty.own {
 		attr.Sys = &syscall.SysProcAttr{Setpgid: true, Foreground: true, Ctty: s.tty.fd}
 		s.proc, err = startProcess(path, s.cfg.Argv, attr)
 		if err == nil {
@@ -274,6 +374,9 @@ func (s *supervisor) start() error {
 		return err
 	}
 	s.pid = s.proc.pid
+	if s.cfg.PTY != nil {
+		s.cfg.PTY.started() // lcwrap's stdin is copied to it from now on
+	}
 	return nil
 }
 
@@ -305,7 +408,12 @@ func (s *supervisor) env() []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, extra...)
+	for _, kv := range extra {
+		if strings.Contains(kv, "=") { // a bare KEY removes it (see ExtraEnv)
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // supervise runs until the main child has ended: it forwards signals,
@@ -313,7 +421,7 @@ func (s *supervisor) env() []string {
 // follows job control.
 func (s *supervisor) supervise() {
 	var heartbeat <-chan time.Time
-	if s.cfg.Heartbeat > 0 {
+	if s.cfg.Heartbeat > 0 && s.cfg.Watchdog == 0 {
 		t := time.NewTicker(s.cfg.Heartbeat)
 		defer t.Stop()
 		heartbeat = t.C
@@ -343,6 +451,16 @@ func (s *supervisor) supervise() {
 			s.status.unknown = w.err
 		case <-heartbeat:
 			s.rec.heartbeat()
+		case m, ok := <-s.notifyC():
+			s.onNotify(m, ok)
+		case <-s.readyTimeoutC():
+			s.onReadyTimeout()
+		case <-s.statusC():
+			s.flushStatus()
+		case <-s.act.readyC():
+			s.act.onReady(&s.rec)
+		case <-s.act.timerC():
+			s.act.onTimer(&s.rec)
 		case <-timeout:
 			timeout = nil
 			if s.requestCancel(syscall.SIGTERM, byTimeout) {
@@ -365,6 +483,8 @@ func (s *supervisor) onSignal(sig syscall.Signal) {
 		s.proc.signal(sig)
 	case sig == syscall.SIGCONT:
 		s.onContinue()
+	case sig == syscall.SIGWINCH && s.cfg.PTY != nil:
+		s.cfg.PTY.resize()
 	}
 }
 
@@ -416,12 +536,19 @@ func (s *supervisor) onStop() {
 	if s.tty.foreground() == s.pid {
 		s.tty.setForeground(s.tty.own)
 	}
+	s.rawTerminal(false) // with a PTY: the shell gets its terminal back as it was
 	syscall.Kill(os.Getpid(), syscall.SIGSTOP)
 }
 
-// onContinue resumes the child: with the foreground if lcwrap has it.
+// onContinue resumes the child: with the foreground if lcwrap has it (with
+// a PTY, whose terminal is the child's own, lcwrap's terminal goes raw
+// again instead).
 func (s *supervisor) onContinue() {
-	if s.tty != nil && s.tty.foreground() == s.tty.own {
+	switch {
+	case s.tty == nil || s.tty.foreground() != s.tty.own:
+	case s.cfg.PTY != nil:
+		s.rawTerminal(true)
+	default:
 		s.tty.setForeground(s.pid)
 	}
 	syscall.Kill(-s.pid, syscall.SIGCONT)

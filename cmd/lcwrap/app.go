@@ -108,7 +108,7 @@ func newApp(std stdio) *cli.Command {
 		DisableSliceFlagSeparator: true,
 		HideHelpCommand:           true,
 		StopOnNthArg:              &one,
-		Flags:                     runFlags(),
+		Flags:                     localFlags(runFlags()),
 		Action:                    runAction(std),
 		Commands: []*cli.Command{
 			runCommand(std),
@@ -127,6 +127,29 @@ func newApp(std stdio) *cli.Command {
 	return root
 }
 
+// localFlags marks the root command's flags (the run flags of the prefix
+// form) as its own: urfave/cli would otherwise offer them to, and accept
+// them in, every subcommand.
+func localFlags(flags []cli.Flag) []cli.Flag {
+	for _, f := range flags {
+		switch t := f.(type) {
+		case *cli.BoolFlag:
+			t.Local = true
+		case *cli.DurationFlag:
+			t.Local = true
+		case *cli.IntFlag:
+			t.Local = true
+		case *cli.StringFlag:
+			t.Local = true
+		case *cli.StringSliceFlag:
+			t.Local = true
+		default:
+			panic(fmt.Sprintf("localFlags: add a case for %T", f))
+		}
+	}
+	return flags
+}
+
 func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
 	return &usageError{cmd: cmd.FullName(), msg: err.Error()}
 }
@@ -139,12 +162,5 @@ func setUsageHandlers(c *cli.Command) {
 	}
 	for _, sub := range c.Commands {
 		setUsageHandlers(sub)
-	}
-}
-
-// notYet is the action of a command whose issue has not landed.
-func notYet(name string) cli.ActionFunc {
-	return func(context.Context, *cli.Command) error {
-		return exitCode(exitUsage, "%s is not available in this build", name)
 	}
 }

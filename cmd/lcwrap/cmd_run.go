@@ -30,10 +30,21 @@ no events). --success-exit-codes only decides between completed and failed.
 
 HUP, INT and TERM sent to lcwrap are cancel requests for the whole job: they
 reach the command's process group, and whatever is still alive --kill-after
-later gets SIGKILL. QUIT, USR1 and USR2 reach the command itself.`
+later gets SIGKILL. QUIT, USR1 and USR2 reach the command itself.
+
+With --notify the command gets a NOTIFY_SOCKET (systemd's sd_notify
+protocol): READY=1 makes it running (with --ready notify it stays starting
+until then; --ready-timeout cancels it, exit 124), STATUS= is activity,
+WATCHDOG=1 a heartbeat of its own (--watchdog: the only heartbeats),
+LCWRAP_STATE=waiting|running a state change. Only the command's own
+process tree may speak there.
+
+With --restart each attempt is a new lifecycle (child id <id>-a<attempt>,
+same root, attempt+1); a cancel request stops the loop, and lcwrap exits
+with the last attempt's code.`
 
 func runFlags() []cli.Flag {
-	return append(writerFlags(),
+	return append(append(writerFlags(),
 		&cli.DurationFlag{Name: "heartbeat", Value: supervise.DefaultHeartbeat, Usage: "interval of heartbeat events; 0 for none (the heartbeat capability is then unknown)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "cancel the command (SIGTERM to its process group) after this long; lcwrap then exits 124"},
 		&cli.DurationFlag{Name: "kill-after", Value: supervise.DefaultKillAfter, Usage: "SIGKILL whatever is still alive this long after a cancel request"},
@@ -44,7 +55,9 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "root-child-id", Usage: "root child id of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
 		&cli.StringFlag{Name: "parent-child-id", Usage: "parent child id (default $LCWRAP_CHILD_ID, set by an enclosing lcwrap)"},
 		&cli.IntFlag{Name: "attempt", Usage: "attempt number of this lifecycle (0 for the first)"},
-	)
+		&cli.BoolFlag{Name: "pty", Usage: "give the command a new terminal (stdin, stdout and stderr; its output comes out on lcwrap's stdout); lcwrap's own terminal is raw while it runs, restored when it ends"},
+		&cli.StringFlag{Name: "activity", Value: supervise.ActivityNone, Usage: "what else becomes activity events: none, or output (the command's latest output line: redacted, escapes stripped, at most one per second). sd_notify STATUS= messages (--notify) are activity either way"},
+	), notifyRestartFlags()...)
 }
 
 func runCommand(std stdio) *cli.Command {
@@ -78,6 +91,16 @@ func runAction(std stdio) cli.ActionFunc {
 		set, err := openSinks(cmd, std)
 		if err != nil {
 			return err
+		}
+		if cmd.Bool("pty") {
+			out, _ := std.out.(*os.File)
+			p, err := supervise.OpenPTY(std.in, out)
+			if err != nil {
+				set.Close()
+				return exitCode(exitUsage, "--pty: %v", err)
+			}
+			defer p.Close() // restores lcwrap's terminal on every way out, a panic included
+			cfg.PTY = p
 		}
 		if set.JournalPath != "" {
 			if abs, err := filepath.Abs(set.JournalPath); err == nil {
@@ -202,6 +225,13 @@ func runConfig(cmd *cli.Command, argv []string) (supervise.Config, error) {
 		return cfg, usagef(cmd, "--success-exit-codes: %v", err)
 	}
 	cfg.SuccessCodes = codes
+	if err := notifyRestartConfig(cmd, &cfg); err != nil {
+		return cfg, err
+	}
+	cfg.Activity = cmd.String("activity")
+	if cfg.Activity != supervise.ActivityNone && cfg.Activity != supervise.ActivityOutput {
+		return cfg, usagef(cmd, "--activity %q: choose none or output", cfg.Activity)
+	}
 	if cmd.Int("attempt") < 0 {
 		return cfg, usagef(cmd, "--attempt must be 0 or more")
 	}

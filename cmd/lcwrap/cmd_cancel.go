@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/wrapsig"
+	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/projection"
+)
+
+// The exit codes of lcwrap cancel (docs/readme/adapter.md). Every refusal
+// happens before anything is sent.
+const (
+	exitCancelTimeout = 1 // --wait: the request was sent, the child has not ended yet
+	exitCancelJournal = 2 // the journal cannot be read, or the request cannot be recorded
+	exitNoAuthority   = 3 // no verified authority: adopted/external, another host, unverifiable
+	exitUnknownChild  = 4 // no such child in the journal
+	exitNotRunning    = 5 // it has already ended, or has not started yet
+	exitWrapperGone   = 6 // its wrapper is gone: the child may be lost
+)
+
+func cancelCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:      "cancel",
+		Usage:     "cancel a child lcwrap launched, where it holds verified authority",
+		ArgsUsage: "CHILD_ID",
+		Description: "Checks authority first and sends nothing when it is missing. Then records the\n" +
+			"request in the journal (a diagnostic event of source " + projection.CancelSource + ", with the\n" +
+			"reason) and sends SIGTERM to the child's wrapper through a pidfd, after checking\n" +
+			"the wrapper's pid and start time again once the pidfd is open, so a recycled\n" +
+			"pid is never hit. The wrapper treats it as any SIGTERM: a cancel request for\n" +
+			"the whole job (the process group, then SIGKILL after its --kill-after).\n" +
+			"Exit status: 0 sent (with --wait: the child ended; its terminal state is\n" +
+			"printed), 1 --wait ran out (sent, not ended yet), 2 the journal cannot be read\n" +
+			"or the request recorded, 3 no authority (an adopted or external child, a\n" +
+			"wrapper on another host or that cannot be verified), 4 no such child, 5 it has\n" +
+			"already ended or has not started yet, 6 its wrapper is gone (the child may be\n" +
+			"lost: see lcwrap status --reconcile), 125 usage errors. 2 to 6: nothing sent.",
+		Flags: append(journalFlags(),
+			&cli.StringFlag{Name: "reason", Usage: "why, recorded in the journal (redacted, cut to 512 characters)"},
+			&cli.DurationFlag{Name: "wait", Usage: "then wait up to `DURATION` for the child's terminal event"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error { return cancelAction(ctx, cmd, std) },
+	}
+}
+
+func cancelAction(ctx context.Context, cmd *cli.Command, std stdio) error {
+	if cmd.Args().Len() != 1 || cmd.Args().First() == "" {
+		return usagef(cmd, "cancel takes one CHILD_ID ('lcwrap status' lists them), not %d arguments", cmd.Args().Len())
+	}
+	id := cmd.Args().First()
+	if err := checkID(id); err != nil {
+		return usagef(cmd, "CHILD_ID %q: %v", id, err)
+	}
+	if cmd.Duration("wait") < 0 {
+		return usagef(cmd, "--wait must not be negative")
+	}
+	opts, err := journalOptions(cmd)
+	if err != nil {
+		return err
+	}
+	path, err := journalPath(cmd)
+	if err != nil {
+		return exitCode(exitCancelJournal, "%v; nothing was sent", err)
+	}
+	tr := projection.NewTracker(path)
+	if err := tr.Refresh(); err != nil {
+		return exitCode(exitCancelJournal, "cannot read the journal: %v; nothing was sent", err)
+	}
+	a, err := tr.CancelAuthority(id, procid.System)
+	if err != nil {
+		return authorityRefusal(path, err)
+	}
+	target, err := wrapsig.Open(wrapsig.Pidfd, procid.System, a.Wrapper)
+	if err != nil {
+		if ended := endedMeanwhile(tr, id, err); ended != nil {
+			return authorityRefusal(path, ended)
+		}
+		return signalRefusal(id, err, "nothing was sent")
+	}
+	defer target.Close()
+
+	self, err := procid.Self()
+	if err != nil {
+		self = procid.Identity{PID: os.Getpid(), Host: procid.Host()}
+	}
+	rec := projection.NewCancelRecorder(tr, opts, time.Now, a)
+	if err := rec.Requested(jsonl.CutRunes(cmd.String("reason"), jsonl.MaxActivity), self, "SIGTERM"); err != nil {
+		return exitCode(exitCancelJournal, "cannot record the cancel request in %s: %v; nothing was sent", path, err)
+	}
+	if err := target.Signal(syscall.SIGTERM); err != nil {
+		note := "the recorded request was not delivered"
+		if rerr := rec.NotDelivered(err); rerr != nil {
+			note += fmt.Sprintf(" (and saying so in the journal failed: %v)", rerr)
+		}
+		if ended := endedMeanwhile(tr, id, err); ended != nil {
+			return authorityRefusal(path, ended)
+		}
+		return signalRefusal(id, err, note)
+	}
+	fmt.Fprintf(std.out, "cancel requested: SIGTERM sent to the wrapper of %s (pid %d)\n", id, a.Wrapper.PID)
+	wait := cmd.Duration("wait")
+	if wait == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	v, err := tr.WaitEnded(ctx, id)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return exitCode(exitCancelTimeout, "%s has not ended within %s; the request was sent: its wrapper sends SIGKILL to what is left after its --kill-after", id, wait)
+	case err != nil:
+		return exitCode(exitCancelTimeout, "cannot follow the journal: %v; the request was sent", err)
+	}
+	fmt.Fprintf(std.out, "%s ended: %s (exit %s)\n", id, *v.State, exitText(&v))
+	return nil
+}
+
+// authorityRefusal turns a refusal of projection.CancelAuthority into its
+// exit code and one line.
+func authorityRefusal(path string, err error) error {
+	var ae *projection.AuthorityError
+	if !errors.As(err, &ae) {
+		return exitCode(exitCancelJournal, "%v; nothing was sent", err)
+	}
+	id := shorten(ae.ChildID, 64)
+	switch {
+	case errors.Is(err, projection.ErrUnknownChild):
+		return exitCode(exitUnknownChild, "no child %s in the journal %s; nothing was sent ('lcwrap status --all' lists them)", id, path)
+	case errors.Is(err, projection.ErrEnded):
+		return exitCode(exitNotRunning, "%s has already ended: %s; nothing was sent", id, ae.State)
+	case errors.Is(err, projection.ErrNotStarted):
+		return exitCode(exitNotRunning, "%s has not started yet (state created); nothing was sent: try again once it is running", id)
+	case errors.Is(err, projection.ErrWrapperGone):
+		return exitCode(exitWrapperGone, "cannot cancel %s: %s; the child may be lost: see lcwrap status --reconcile; nothing was sent", id, ae.Reason)
+	}
+	return exitCode(exitNoAuthority, "cannot cancel %s: %s; nothing was sent", id, ae.Reason)
+}
+
+// endedMeanwhile reads the journal again when the wrapper turned out to be
+// gone (err wraps wrapsig.ErrGone) after authority was granted: a child
+// that ended meanwhile, its wrapper with it, is not lost. It returns the
+// refusal saying how the child ended, or nil.
+func endedMeanwhile(tr *projection.Tracker, id string, err error) error {
+	if !errors.Is(err, wrapsig.ErrGone) || tr.Refresh() != nil {
+		return nil
+	}
+	if _, err := tr.CancelAuthority(id, procid.System); errors.Is(err, projection.ErrEnded) {
+		return err
+	}
+	return nil
+}
+
+// signalRefusal turns a failure to open or signal the wrapper into its
+// exit code and one line ending with note.
+func signalRefusal(id string, err error, note string) error {
+	id = shorten(id, 64)
+	if errors.Is(err, wrapsig.ErrGone) {
+		return exitCode(exitWrapperGone, "cannot cancel %s: its wrapper is gone (%v); the child may be lost: see lcwrap status --reconcile; %s", id, err, note)
+	}
+	return exitCode(exitNoAuthority, "cannot cancel %s: its wrapper cannot be signalled from here: %v; %s", id, err, note)
+}

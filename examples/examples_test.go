@@ -1,0 +1,837 @@
+// Package examples runs the day-one examples (ci/, hooks/, adopt/) as a
+// user would: their own scripts, with an lcwrap built from this checkout
+// first on PATH, real processes and real files, asserting on what they
+// print and write, and checking that nothing they started outlives them.
+package examples
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binDir holds the lcwrap built by TestMain.
+var binDir string
+
+func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "lcwrap-examples-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "examples:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	build := exec.Command(goTool, "build", "-o", filepath.Join(dir, "lcwrap"), "../cmd/lcwrap")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "examples: building lcwrap:", err)
+		return 1
+	}
+	binDir = dir
+	return m.Run()
+}
+
+// result is what one command did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout:\n%s--- stderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+// env is the environment of one example run: lcwrap first on PATH, its
+// own TMPDIR and state directory, none of the lineage or journal of an
+// lcwrap that may be running the tests, and a marker that every process
+// the run starts inherits (see checkNoLeftovers).
+type env struct {
+	t      *testing.T
+	tmp    string // TMPDIR of the run
+	marker string // LCWRAP_EXAMPLES_RUN=<random>
+	vars   []string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{t: t, tmp: t.TempDir()}
+	b := make([]byte, 8)
+	rand.Read(b)
+	e.marker = "LCWRAP_EXAMPLES_RUN=" + hex.EncodeToString(b)
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "LCWRAP_") || k == "KEEP" || k == "TMPDIR" || k == "PATH" || k == "XDG_STATE_HOME" {
+			continue
+		}
+		e.vars = append(e.vars, kv)
+	}
+	e.vars = append(e.vars, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"TMPDIR="+e.tmp, "XDG_STATE_HOME="+t.TempDir(), e.marker)
+	t.Cleanup(func() { checkNoLeftovers(t, e.marker) })
+	return e
+}
+
+// run runs name with args, stdin and extra variables; a run still going
+// after two minutes is killed with its process group.
+func (e *env) run(stdin io.Reader, extra []string, name string, args ...string) result {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(slices.Clip(e.vars), extra...)
+	cmd.Stdin = stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second // a leftover holding stdout must not hang the test
+	err := cmd.Run()
+	r := result{stdout.String(), stderr.String(), 0}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.code = exit.ExitCode()
+	case err != nil:
+		e.t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, r)
+	}
+	if ctx.Err() != nil {
+		e.t.Fatalf("%s %s: still running after 2 minutes; killed\n%s", name, strings.Join(args, " "), r)
+	}
+	return r
+}
+
+// lcwrap runs the lcwrap under test.
+func (e *env) lcwrap(extra []string, args ...string) result {
+	e.t.Helper()
+	return e.run(nil, extra, filepath.Join(binDir, "lcwrap"), args...)
+}
+
+// checkNoLeftovers fails the test if a process that inherited marker is
+// still running once the run is over (it waits up to 10s for processes
+// that are ending). Zombies have an empty environment and do not count.
+func checkNoLeftovers(t *testing.T, marker string) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		return // no /proc: nothing to check with
+	}
+	var left []string
+	var pids []int
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		left, pids = left[:0], pids[:0]
+		dirs, _ := os.ReadDir("/proc")
+		for _, d := range dirs {
+			pid, err := strconv.Atoi(d.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			environ, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+			if err != nil || !slices.Contains(strings.Split(string(environ), "\x00"), marker) {
+				continue
+			}
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+			left = append(left, fmt.Sprintf("pid %d: %s", pid, strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")))
+			pids = append(pids, pid)
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("processes started by the example are still running (now killed):\n%s", strings.Join(left, "\n"))
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL) // ours: it carries this run's marker
+		}
+	}
+}
+
+// needJQ fails the test when jq is missing: the hooks and CI examples use it.
+func needJQ(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Fatal("jq is required by the hooks and ci examples (apt-get install jq); .ci/run installs it")
+	}
+}
+
+// event is the part of a lifecycle event the tests look at.
+type event struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	EventID       string `json:"eventId"`
+	Source        string `json:"source"`
+	ChildID       string `json:"childId"`
+	Lineage       struct {
+		RootChildID   string `json:"rootChildId"`
+		ParentChildID string `json:"parentChildId"`
+		External      bool   `json:"external"`
+		AdoptedAt     string `json:"adoptedAt"`
+	} `json:"lineage"`
+	Kind         string            `json:"kind"`
+	State        string            `json:"state"`
+	Sequence     int               `json:"sequence"`
+	Activity     string            `json:"activity"`
+	Details      map[string]any    `json:"details"`
+	Capabilities map[string]string `json:"capabilities"`
+}
+
+// isEventLine reports whether line is written as a lifecycle event line.
+func isEventLine(line string) bool { return strings.HasPrefix(line, `{"schemaVersion":1,`) }
+
+func parseEvent(t *testing.T, line string) event {
+	t.Helper()
+	var ev event
+	if err := json.Unmarshal([]byte(line), &ev); err != nil {
+		t.Fatalf("not a JSON event: %v: %s", err, line)
+	}
+	return ev
+}
+
+func readEvents(t *testing.T, path string) []event {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []event
+	for line := range strings.Lines(string(b)) {
+		evs = append(evs, parseEvent(t, strings.TrimSuffix(line, "\n")))
+	}
+	return evs
+}
+
+func allUnknown(caps map[string]string) bool {
+	for _, k := range []string{"history", "heartbeat", "snapshot", "cancel", "terminalCause"} {
+		if caps[k] != "unknown" {
+			return false
+		}
+	}
+	return true
+}
+
+// --- examples/ci ---
+
+// fakeTestsOutput is what fake-tests.sh prints, in order.
+func fakeTestsOutput(fail bool) []string {
+	out := []string{
+		"=== RUN   TestParse",
+		"--- PASS: TestParse (0.00s)",
+		"=== RUN   TestSlow",
+		"--- PASS: TestSlow (0.30s)",
+		"=== RUN   TestFlaky",
+		"flaky_test.go:9: retrying after a timeout",
+	}
+	if fail {
+		return append(out, "--- FAIL: TestFlaky (0.01s)", "    flaky_test.go:12: got 2, want 3", "FAIL", "fake-tests: exit 1")
+	}
+	return append(out, "--- PASS: TestFlaky (0.01s)", "PASS", "fake-tests: exit 0")
+}
+
+var (
+	stepExited = regexp.MustCompile(`(?m)^run-local: the test step exited (\d+) `)
+	validated  = regexp.MustCompile(`(?m)^(\d+) valid, 0 invalid, (\d+) log lines$`)
+)
+
+// checkCILog checks a CI log written by run-local.sh: the test output
+// whole and in order, every lifecycle line whole and at a line boundary,
+// created before the output, terminal after it with the command's exit
+// code, and a lifecycle line in the middle of the output.
+func checkCILog(t *testing.T, log string, fail bool, code int) (events, logLines int) {
+	t.Helper()
+	if !strings.HasSuffix(log, "\n") {
+		t.Errorf("the log does not end with a newline: %q", log[max(0, len(log)-80):])
+	}
+	lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+	var output []string // the test output, in order
+	var evs []event
+	var where []int // index in output before which each event came
+	for _, l := range lines {
+		if isEventLine(l) {
+			evs = append(evs, parseEvent(t, l))
+			where = append(where, len(output))
+			continue
+		}
+		if strings.Contains(l, `{"schemaVersion"`) {
+			t.Errorf("a lifecycle line glued to output: %q", l)
+		}
+		// lcwrap ends a line the command keeps open longer than 500ms
+		// before an event that waits for it; join the two halves.
+		if n := len(output); n > 0 && output[n-1] == "--- PASS: TestSlow " && l == "(0.30s)" {
+			output[n-1] += l
+			continue
+		}
+		output = append(output, l)
+	}
+	if want := fakeTestsOutput(fail); !slices.Equal(output, want) {
+		t.Errorf("the test output in the log:\n%s\nwant:\n%s", strings.Join(output, "\n"), strings.Join(want, "\n"))
+	}
+	if len(evs) < 5 {
+		t.Fatalf("%d lifecycle lines in the log, want created, starting, running, a heartbeat and terminal at least:\n%s", len(evs), log)
+	}
+	for i, ev := range evs {
+		if ev.ChildID != "ci-local-test" || ev.Sequence != i+1 {
+			t.Errorf("event %d: child %q sequence %d, want ci-local-test %d", i+1, ev.ChildID, ev.Sequence, i+1)
+		}
+	}
+	if !isEventLine(lines[0]) || evs[0].Kind != "created" {
+		t.Errorf("the log does not start with the created event: %q", lines[0])
+	}
+	last := evs[len(evs)-1]
+	if !isEventLine(lines[len(lines)-1]) || last.Kind != "terminal" {
+		t.Errorf("the log does not end with the terminal event: %q", lines[len(lines)-1])
+	}
+	wantState := map[bool]string{false: "completed", true: "failed"}[fail]
+	exit, _ := last.Details["exit"].(map[string]any)
+	if last.State != wantState || exit["code"] != float64(code) || last.Details["claim"] != "process-exit-status-only" {
+		t.Errorf("terminal event: state %q details %v, want %s with exit code %d, claim process-exit-status-only", last.State, last.Details, wantState, code)
+	}
+	// fake-tests.sh waited, after "=== RUN   TestSlow", until the log showed
+	// a lifecycle line after it: one must sit between that line and the next.
+	slow := slices.Index(output, "=== RUN   TestSlow") + 1
+	if !slices.Contains(where, slow) {
+		t.Errorf("no lifecycle line between %q and %q (events before output lines %v)", output[slow-1], output[slow], where)
+	}
+	return len(evs), len(lines) - len(evs)
+}
+
+func TestCIExample(t *testing.T) {
+	needJQ(t)
+	for _, fail := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pass", true: "fail"}[fail], func(t *testing.T) {
+			e := newEnv(t)
+			var args, extra []string
+			want := 0
+			if fail {
+				args, extra, want = []string{"--fail"}, []string{"KEEP=1"}, 1
+			}
+			r := e.run(nil, extra, "ci/run-local.sh", args...)
+			if r.code != want {
+				t.Fatalf("run-local.sh %v: exit %d, want %d (the test command's)\n%s", args, r.code, want, r)
+			}
+			m := stepExited.FindStringSubmatch(r.stdout)
+			if m == nil || m[1] != strconv.Itoa(want) {
+				t.Fatalf("run-local.sh did not say the test step (lcwrap) exited %d:\n%s", want, r)
+			}
+			var log string
+			if fail {
+				// KEEP=1: read the log and the artifacts it kept.
+				dirs, _ := filepath.Glob(filepath.Join(e.tmp, "lcwrap-ci-example.*"))
+				if len(dirs) != 1 {
+					t.Fatalf("KEEP=1 kept %v, want one directory", dirs)
+				}
+				b, err := os.ReadFile(filepath.Join(dirs[0], "ci.log"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				log = string(b)
+				for _, a := range []string{"ci.log", "journal.jsonl"} {
+					if _, err := os.Stat(filepath.Join(dirs[0], "artifacts", a)); err != nil {
+						t.Errorf("artifact %s not kept: %v", a, err)
+					}
+				}
+			} else {
+				// The log is what tee showed, between the step's two lines.
+				_, after, ok1 := strings.Cut(r.stdout, "2>&1 | tee ci.log\n")
+				before, _, ok2 := strings.Cut(after, "run-local: the test step exited")
+				if !ok1 || !ok2 {
+					t.Fatalf("cannot find the log in run-local.sh's output:\n%s", r)
+				}
+				log = before
+				if left, _ := os.ReadDir(e.tmp); len(left) > 0 {
+					t.Errorf("run-local.sh left %v in TMPDIR", left)
+				}
+			}
+			events, logLines := checkCILog(t, log, fail, want)
+			m = validated.FindStringSubmatch(r.stdout)
+			if m == nil || m[1] != strconv.Itoa(events) || m[2] != strconv.Itoa(logLines) {
+				t.Errorf("lcwrap validate --mixed did not report %d valid, 0 invalid, %d log lines:\n%s", events, logLines, r)
+			}
+			if t.Failed() {
+				t.Logf("run-local.sh:\n%s", r)
+			}
+		})
+	}
+}
+
+// TestCIWorkflow checks that the workflow runs the steps run-local.sh
+// runs (the workflow itself only runs on GitHub).
+func TestCIWorkflow(t *testing.T) {
+	b, err := os.ReadFile("ci/lcwrap-tests.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := string(b)
+	for _, want := range []string{
+		"set -o pipefail",
+		"lcwrap --emit stderr ",
+		"-- go test ./... 2>&1 | tee ci.log",
+		"uses: actions/upload-artifact@",
+		"lcwrap validate --mixed ci.log",
+		"lcwrap status --file ci.log --mixed --all --json | jq -e '[.children[] | select(.endedAt)] | length > 0'",
+	} {
+		if !strings.Contains(wf, want) {
+			t.Errorf("ci/lcwrap-tests.yml does not contain %q", want)
+		}
+	}
+	if strings.Count(wf, "if: always()") != 2 {
+		t.Errorf("ci/lcwrap-tests.yml: the upload and check steps must run when the tests fail (if: always())")
+	}
+	if strings.Contains(wf, "\t") {
+		t.Errorf("ci/lcwrap-tests.yml contains a tab: YAML indentation must be spaces")
+	}
+}
+
+// --- examples/hooks ---
+
+// secrets are in the recorded payloads (prompts and messages); none may
+// reach the journal, the hook's state or its messages.
+var secrets = []string{
+	"sk_live_51HxQmR2eZvKYlo2C8fTzq9Wb",
+	"ghp_R2d2C3poBB8xYwLk7sTnQ1vZ9mJ4hG6eU0aF",
+	"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+	"AKIAIOSFODNN7EXAMPLE",
+	"sk-ant-api03-Xq7vB2nL9pR4tY6wZ1cF8hJ3kM5sD0gA",
+	"Tr0ub4dor&3",
+	"Review the payment client", // a prompt is never copied, redacted or not
+}
+
+const (
+	session = "cc-3f2b9c1e-8d4a-4b6e-9f0a-2c7d5e1b8a94"
+	explore = "a4e8f2c1@" + session
+	review  = "b7d1e9a3@" + session
+	general = "c2f5a8d0@" + session
+	resumed = "a4e8f2c1+2@" + session
+)
+
+// hook runs lcwrap-hook.sh on one payload and checks it exited 0 without
+// a word on stdout.
+func (e *env) hook(extra []string, payload []byte) result {
+	e.t.Helper()
+	r := e.run(bytes.NewReader(payload), extra, "/bin/sh", "hooks/lcwrap-hook.sh")
+	if r.code != 0 || r.stdout != "" {
+		e.t.Errorf("lcwrap-hook.sh must exit 0 and print nothing on stdout:\n%s", r)
+	}
+	return r
+}
+
+func payload(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("hooks/testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+type statusDoc struct {
+	Evidence bool `json:"evidence"`
+	Children []struct {
+		ChildID      string            `json:"childId"`
+		State        string            `json:"state"`
+		Display      string            `json:"display"`
+		Source       string            `json:"source"`
+		Capabilities map[string]string `json:"capabilities"`
+		Lineage      struct {
+			External bool `json:"external"`
+		} `json:"lineage"`
+	} `json:"children"`
+}
+
+func (e *env) status(journal string) statusDoc {
+	e.t.Helper()
+	r := e.lcwrap(nil, "status", "--all", "--json", "--journal", journal)
+	var doc statusDoc
+	if err := json.Unmarshal([]byte(r.stdout), &doc); r.code != 0 || err != nil {
+		e.t.Fatalf("lcwrap status --all --json: %v\n%s", err, r)
+	}
+	return doc
+}
+
+func TestHooksExample(t *testing.T) {
+	needJQ(t)
+	e := newEnv(t)
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	env := []string{"LCWRAP_JOURNAL=" + journal}
+	names, err := filepath.Glob("hooks/testdata/*.json")
+	if err != nil || len(names) < 10 {
+		t.Fatalf("recorded payloads: %v %v", names, err)
+	}
+	var stderr strings.Builder
+	for _, path := range names {
+		name := filepath.Base(path)
+		r := e.hook(env, payload(t, name))
+		stderr.WriteString(r.stderr)
+		switch {
+		case strings.HasPrefix(name, "04-malformed"):
+			if !strings.Contains(r.stderr, "malformed payload") {
+				t.Errorf("%s: the hook did not say the payload is malformed: %q", name, r.stderr)
+			}
+		case strings.Contains(name, "user-prompt-submit"):
+			if !strings.Contains(r.stderr, "ignoring hook event UserPromptSubmit") {
+				t.Errorf("%s: %q", name, r.stderr)
+			}
+		case r.stderr != "":
+			t.Errorf("%s: unexpected stderr %q", name, r.stderr)
+		}
+		if strings.HasPrefix(name, "03-") {
+			// Two sub-agents at work: shown as created, never running.
+			doc := e.status(journal)
+			if len(doc.Children) != 3 {
+				t.Fatalf("after %s: %d children in status, want the session and two sub-agents", name, len(doc.Children))
+			}
+			for _, c := range doc.Children {
+				if c.Display != "created" {
+					t.Errorf("after %s: %s shown as %q, want created (a hook cannot say it is running)", name, c.ChildID, c.Display)
+				}
+			}
+		}
+	}
+
+	// The journal checks out.
+	if r := e.lcwrap(nil, "journal", "verify", "--journal", journal); r.code != 0 || !strings.Contains(r.stdout, "clean") {
+		t.Errorf("lcwrap journal verify:\n%s", r)
+	}
+	if r := e.lcwrap(nil, "validate", journal); r.code != 0 || !strings.Contains(r.stdout, " valid, 0 invalid") {
+		t.Errorf("lcwrap validate:\n%s", r)
+	}
+
+	// Every row is external, with nothing known, and ended as lost.
+	doc := e.status(journal)
+	var ids []string
+	for _, c := range doc.Children {
+		ids = append(ids, c.ChildID)
+		if !c.Lineage.External || c.Source != "claude-code-hooks" || !allUnknown(c.Capabilities) || c.State != "lost" {
+			t.Errorf("status row %s: external %v source %q capabilities %v state %q; want external, claude-code-hooks, all unknown, lost",
+				c.ChildID, c.Lineage.External, c.Source, c.Capabilities, c.State)
+		}
+	}
+	slices.Sort(ids)
+	if want := []string{resumed, explore, review, general, session}; !slices.Equal(ids, slices.Sorted(slices.Values(want))) {
+		t.Errorf("children %v, want %v", ids, want)
+	}
+	table := e.lcwrap(nil, "status", "--all", "--journal", journal)
+	if n := strings.Count(table.stdout, "claude-code-hooks (external)"); n != 5 {
+		t.Errorf("lcwrap status --all shows %d rows as claude-code-hooks (external), want 5:\n%s", n, table)
+	}
+
+	// The events say what a hook can know, and claim nothing more.
+	evs := readEvents(t, journal)
+	terminals := map[string]event{}
+	for _, ev := range evs {
+		if ev.Kind == "state_changed" || slices.Contains([]string{"starting", "running", "waiting", "completed", "failed", "cancelled"}, ev.State) {
+			t.Errorf("%s: %s/%s: a hook cannot know that", ev.ChildID, ev.Kind, ev.State)
+		}
+		if !ev.Lineage.External || ev.Lineage.AdoptedAt == "" || !allUnknown(ev.Capabilities) {
+			t.Errorf("%s %s: lineage %+v capabilities %v: want external with adoptedAt, all unknown", ev.ChildID, ev.Kind, ev.Lineage, ev.Capabilities)
+		}
+		if ev.ChildID != session && (ev.Lineage.ParentChildID != session || ev.Lineage.RootChildID != session) {
+			t.Errorf("%s: parent %q root %q, want the session %s", ev.ChildID, ev.Lineage.ParentChildID, ev.Lineage.RootChildID, session)
+		}
+		switch ev.Kind {
+		case "created":
+			if ev.Details["observation"] != "hook-report" || ev.Details["limits"] == nil {
+				t.Errorf("%s created: details %v, want observation hook-report and limits", ev.ChildID, ev.Details)
+			}
+		case "terminal":
+			if _, dup := terminals[ev.ChildID]; dup {
+				t.Errorf("%s: a second terminal event", ev.ChildID)
+			}
+			terminals[ev.ChildID] = ev
+			if ev.State != "lost" || ev.Details["exitStatus"] != "unknown" || ev.Details["outcome"] != "unknown" {
+				t.Errorf("%s terminal: %s %v, want lost with exitStatus and outcome unknown", ev.ChildID, ev.State, ev.Details)
+			}
+		}
+	}
+	if n := terminals[explore].Details["note"]; !strings.Contains(fmt.Sprint(n), "outcome unknown to this source") {
+		t.Errorf("SubagentStop's terminal note: %v", n)
+	}
+	if h := terminals[general].Details["hook"]; h != "SessionEnd" {
+		t.Errorf("a sub-agent still open at SessionEnd is ended by %v, want SessionEnd", h)
+	}
+	var again, resumes bool
+	for _, ev := range evs {
+		again = again || ev.ChildID == review && ev.Kind == "diagnostic" && ev.Details["stopHookActive"] == true
+		resumes = resumes || ev.ChildID == resumed && ev.Kind == "created" && ev.Details["resumes"] == explore
+	}
+	if !again || !resumes {
+		t.Errorf("second SubagentStop recorded as a diagnostic: %v; restarted sub-agent recorded as a new lifecycle that resumes the first: %v", again, resumes)
+	}
+
+	// Nothing secret anywhere: journal, hook state, hook messages.
+	found := map[string]string{}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(path)
+			for _, s := range secrets {
+				if bytes.Contains(b, []byte(s)) {
+					found[s] = path
+				}
+			}
+		}
+		return nil
+	})
+	for _, s := range secrets {
+		if strings.Contains(stderr.String(), s) {
+			found[s] = "the hook's stderr"
+		}
+	}
+	for s, where := range found {
+		t.Errorf("secret %q from a payload reached %s", s, where)
+	}
+	state, _ := os.ReadDir(filepath.Join(dir, "journal.jsonl.hooks", "3f2b9c1e-8d4a-4b6e-9f0a-2c7d5e1b8a94"))
+	var files []string
+	for _, f := range state {
+		files = append(files, f.Name())
+	}
+	if want := []string{"agent-a4e8f2c1", "agent-b7d1e9a3", "agent-c2f5a8d0", "session"}; !slices.Equal(files, want) {
+		t.Errorf("hook state files %v, want %v", files, want)
+	}
+}
+
+// TestHookNeverFails: whatever is wrong around it, the hook exits 0, says
+// nothing on stdout, and changes nothing it should not.
+func TestHookNeverFails(t *testing.T) {
+	needJQ(t)
+	e := newEnv(t)
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal.jsonl")
+	env := []string{"LCWRAP_JOURNAL=" + journal}
+	start := payload(t, "02-subagent-start-explore.json")
+
+	for _, c := range []struct {
+		name, stderr string
+		extra        []string
+	}{
+		{"no jq", "jq not found", []string{"LCWRAP_HOOK_JQ=/nonexistent/jq"}},
+		{"no lcwrap", "lcwrap not found", []string{"LCWRAP_BIN=/nonexistent/lcwrap"}},
+		{"no commands at all", "", []string{"PATH=/nonexistent"}},
+		{"state directory not creatable", "cannot create", []string{"LCWRAP_HOOK_STATE=/dev/null/state"}},
+	} {
+		r := e.hook(append(slices.Clip(env), c.extra...), start)
+		if !strings.Contains(r.stderr, c.stderr) {
+			t.Errorf("%s: stderr %q, want it to say %q", c.name, r.stderr, c.stderr)
+		}
+		if _, err := os.Stat(journal); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the journal was written: %v", c.name, err)
+		}
+	}
+	for _, p := range []string{"", "[]", `"SubagentStart"`, `{"hook_event_name":"SubagentStart"}`, `{"session_id":"s1","hook_event_name":"SubagentStart"}`,
+		`{"session_id":"s1","hook_event_name":"PreToolUse","tool_input":{"command":"echo ghp_R2d2C3poBB8xYwLk7sTnQ1vZ9mJ4hG6eU0aF"}}`} {
+		r := e.hook(env, []byte(p))
+		if r.stderr == "" {
+			t.Errorf("payload %q: the hook said nothing about skipping it", p)
+		}
+		if _, err := os.Stat(journal); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("payload %q: the journal was written", p)
+		}
+	}
+
+	// An odd session id is checksummed into a plain child id.
+	odd := []byte(`{"session_id":"../../etc x\u0007","hook_event_name":"SessionStart","source":"startup"}`)
+	e.hook(env, odd)
+	evs := readEvents(t, journal)
+	if len(evs) != 2 || !regexp.MustCompile(`^cc-h[0-9]+-[0-9]+$`).MatchString(evs[0].ChildID) {
+		t.Errorf("events for an odd session id: %+v", evs)
+	}
+
+	// A lock held by a live process: the hook gives up after its 1s lock
+	// timeout, exits 0, and the journal is unchanged.
+	lock := journal + ".lock"
+	if err := os.Mkdir(lock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	owner := fmt.Sprintf(`{"pid":%d,"token":"examples-test","createdAt":%d}`, os.Getpid(), time.Now().UnixMilli())
+	if err := os.WriteFile(filepath.Join(lock, "owner.json"), []byte(owner), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(journal)
+	r := e.hook(env, []byte(`{"session_id":"../../etc x\u0007","hook_event_name":"Stop"}`))
+	if !strings.Contains(r.stderr, "not recorded") || !strings.Contains(r.stderr, "timed out waiting for the journal lock") {
+		t.Errorf("journal lock held by a live process: stderr %q", r.stderr)
+	}
+	if after, _ := os.ReadFile(journal); !bytes.Equal(before, after) {
+		t.Errorf("the hook wrote to the journal while another process held its lock")
+	}
+	if err := os.RemoveAll(lock); err != nil {
+		t.Fatal(err)
+	}
+
+	// A blocked journal (a torn last line): the event is refused, the
+	// hook still exits 0, and the journal is left exactly as it was.
+	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"schemaVersion":1,"eventId":"torn`)
+	f.Close()
+	before, _ = os.ReadFile(journal)
+	r = e.hook(env, start)
+	if !strings.Contains(r.stderr, "not recorded") || !strings.Contains(r.stderr, "append-blocked") {
+		t.Errorf("blocked journal: stderr %q", r.stderr)
+	}
+	if after, _ := os.ReadFile(journal); !bytes.Equal(before, after) {
+		t.Errorf("the hook changed a blocked journal")
+	}
+	if r := e.lcwrap(nil, "journal", "verify", "--journal", journal); r.code != 1 {
+		t.Errorf("journal verify on the blocked journal: %s", r)
+	}
+}
+
+// TestHookInsideLcwrap: under `lcwrap -- claude`, the session is a child
+// of the launched claude and the sub-agents share its root.
+func TestHookInsideLcwrap(t *testing.T) {
+	needJQ(t)
+	e := newEnv(t)
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	env := []string{"LCWRAP_JOURNAL=" + journal, "LCWRAP_CHILD_ID=claude-1", "LCWRAP_ROOT_CHILD_ID=claude-1"}
+	e.hook(env, payload(t, "01-session-start.json"))
+	e.hook(env, payload(t, "02-subagent-start-explore.json"))
+	for _, ev := range readEvents(t, journal) {
+		wantParent := map[string]string{session: "claude-1", explore: session}[ev.ChildID]
+		if ev.Lineage.ParentChildID != wantParent || ev.Lineage.RootChildID != "claude-1" {
+			t.Errorf("%s %s: parent %q root %q, want parent %q root claude-1", ev.ChildID, ev.Kind, ev.Lineage.ParentChildID, ev.Lineage.RootChildID, wantParent)
+		}
+	}
+}
+
+// TestHooksDemo runs the example's own demo script.
+func TestHooksDemo(t *testing.T) {
+	needJQ(t)
+	e := newEnv(t)
+	r := e.run(nil, nil, "hooks/demo.sh")
+	if r.code != 0 {
+		t.Fatalf("hooks/demo.sh:\n%s", r)
+	}
+	for _, want := range []string{"13-session-end.json (SessionEnd): exit 0", "clean: ", " valid, 0 invalid", "claude-code-hooks (external)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("hooks/demo.sh output lacks %q:\n%s", want, r)
+		}
+	}
+	if left, _ := os.ReadDir(e.tmp); len(left) > 0 {
+		t.Errorf("hooks/demo.sh left %v in TMPDIR", left)
+	}
+}
+
+// TestHooksSettings checks that settings.json registers the hook for the
+// five events it handles, and is JSON.
+func TestHooksSettings(t *testing.T) {
+	b, err := os.ReadFile("hooks/settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("hooks/settings.json: %v", err)
+	}
+	var events []string
+	for ev, groups := range s.Hooks {
+		events = append(events, ev)
+		if len(groups) != 1 || groups[0].Matcher != "" || len(groups[0].Hooks) != 1 ||
+			groups[0].Hooks[0].Type != "command" || !strings.HasSuffix(groups[0].Hooks[0].Command, "lcwrap-hook.sh") || groups[0].Hooks[0].Timeout <= 0 {
+			t.Errorf("%s: %+v, want one command hook running lcwrap-hook.sh for every matcher, with a timeout", ev, groups)
+		}
+	}
+	slices.Sort(events)
+	if want := []string{"SessionEnd", "SessionStart", "Stop", "SubagentStart", "SubagentStop"}; !slices.Equal(events, want) {
+		t.Errorf("events %v, want %v", events, want)
+	}
+}
+
+// --- examples/adopt ---
+
+func TestAdoptExample(t *testing.T) {
+	e := newEnv(t)
+	r := e.run(nil, []string{"KEEP=1"}, "adopt/run.sh")
+	if r.code != 0 || !strings.Contains(r.stdout, "adopt-example: PASS") {
+		t.Fatalf("adopt/run.sh:\n%s", r)
+	}
+	for _, want := range []string{
+		"the server's exit status, as its parent sees it: 7",
+		"got SIGTERM and exited 143",
+		"is still running; its parent stops it",
+		"lcwrap: api is lost: its process (pid ",
+		"  web TERM\n  api TERM\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("adopt/run.sh output lacks %q", want)
+		}
+	}
+	for _, c := range []string{"web", "api"} {
+		if !regexp.MustCompile(`(?m)^` + c + ` +observed +`).MatchString(r.stdout) {
+			t.Errorf("lcwrap status did not show %s as observed", c)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^web +lost +— +— +unknown +lcwrap \(external\)`).MatchString(r.stdout) {
+		t.Errorf("lcwrap status --all did not show web as lost, exit unknown, external")
+	}
+
+	dirs, _ := filepath.Glob(filepath.Join(e.tmp, "lcwrap-adopt-example.*"))
+	if len(dirs) != 1 {
+		t.Fatalf("KEEP=1 kept %v, want one directory", dirs)
+	}
+	byChild := map[string][]event{}
+	for _, ev := range readEvents(t, filepath.Join(dirs[0], "journal.jsonl")) {
+		byChild[ev.ChildID] = append(byChild[ev.ChildID], ev)
+	}
+	kinds := func(evs []event) (s []string) {
+		for _, ev := range evs {
+			s = append(s, ev.Kind+"/"+ev.State)
+		}
+		return s
+	}
+	web, api := byChild["web"], byChild["api"]
+	if got, want := kinds(web), []string{"created/created", "diagnostic/", "terminal/lost"}; !slices.Equal(got, want) {
+		t.Fatalf("web's events %v, want %v", got, want)
+	}
+	if got, want := kinds(api), []string{"created/created", "diagnostic/", "diagnostic/", "terminal/lost"}; !slices.Equal(got, want) {
+		t.Fatalf("api's events %v, want %v", got, want)
+	}
+	for _, ev := range append(web, api...) {
+		if !ev.Lineage.External || ev.Lineage.AdoptedAt == "" || !allUnknown(ev.Capabilities) {
+			t.Errorf("%s %s: lineage %+v capabilities %v, want external, adoptedAt, all unknown", ev.ChildID, ev.Kind, ev.Lineage, ev.Capabilities)
+		}
+	}
+	if web[0].Details["observation"] != "process-presence" || web[0].Details["pid"] == nil || web[0].Details["startTime"] == nil {
+		t.Errorf("web created: %v", web[0].Details)
+	}
+	if web[1].Details["limits"] == nil {
+		t.Errorf("web's diagnostic does not state the limits: %v", web[1].Details)
+	}
+	if d := web[2].Details; d["exitStatus"] != "unknown" || d["exit"] != nil || d["observation"] != "process-exited" {
+		t.Errorf("web terminal: %v, want exitStatus unknown and no exit code", d)
+	}
+	if d := api[2].Details; d["observation"] != "ended" || d["processState"] != "unknown" {
+		t.Errorf("api's event after adopt stopped: %v, want observation ended, processState unknown", d)
+	}
+	if ev := api[3]; ev.Source != "lcwrap-reconcile" || ev.Details["exitStatus"] != "unknown" {
+		t.Errorf("api's terminal event: source %q details %v, want lcwrap-reconcile, exitStatus unknown", ev.Source, ev.Details)
+	}
+}

@@ -1,0 +1,329 @@
+package supervise
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// What becomes activity (Config.Activity).
+const (
+	// ActivityNone: no activity events of lcwrap's own making.
+	ActivityNone = "none"
+	// ActivityOutput: the latest line of the child's output.
+	ActivityOutput = "output"
+)
+
+const (
+	// activityInterval is the least time between two activity events
+	// (the last one before the terminal event excepted).
+	activityInterval = time.Second
+	// maxLine bounds the bytes of one output line kept for activity: far
+	// more than the 512 characters an event carries, so that redaction
+	// still sees a secret whole where the event's cut falls.
+	maxLine = 16 << 10
+)
+
+// outputActivity turns the child's latest output line into activity
+// events: at most one per activityInterval, the newest line winning, and
+// the line still waiting at the end is written before the terminal event
+// (flush). Lines are offered by the streams' copy goroutines; everything
+// else runs on the supervisor's goroutine, which an offer wakes only when
+// no event is already due (a burst of output costs it two wake-ups a
+// second, not one per chunk).
+type outputActivity struct {
+	mu    sync.Mutex
+	text  string // the newest line not yet made an event
+	from  string // the output it came from (details.output)
+	fresh bool
+	armed bool          // the timer will make the next event
+	ready chan struct{} // a fresh line waits (capacity 1)
+
+	last  time.Time // when the last event was made
+	timer *time.Timer
+}
+
+func newOutputActivity() *outputActivity {
+	a := &outputActivity{ready: make(chan struct{}, 1), timer: time.NewTimer(time.Hour)}
+	a.timer.Stop()
+	return a
+}
+
+// offer makes text, a line of the output named from, the newest line.
+func (a *outputActivity) offer(text, from string) {
+	a.mu.Lock()
+	a.text, a.from, a.fresh = text, from, true
+	armed := a.armed
+	a.mu.Unlock()
+	if armed {
+		return
+	}
+	select {
+	case a.ready <- struct{}{}:
+	default:
+	}
+}
+
+// readyC and timerC are the supervisor loop's cases (nil without output
+// activity: they never fire).
+func (a *outputActivity) readyC() <-chan struct{} {
+	if a == nil {
+		return nil
+	}
+	return a.ready
+}
+
+func (a *outputActivity) timerC() <-chan time.Time {
+	if a == nil {
+		return nil
+	}
+	return a.timer.C
+}
+
+// onReady: a line was offered. It becomes an event now, or when the
+// interval since the last event is over.
+func (a *outputActivity) onReady(rec *recorder) {
+	if a.isArmed() {
+		return
+	}
+	if wait := activityInterval - time.Since(a.last); !a.last.IsZero() && wait > 0 {
+		a.arm(true)
+		a.timer.Reset(wait)
+		return
+	}
+	a.emit(rec)
+}
+
+func (a *outputActivity) onTimer(rec *recorder) {
+	a.arm(false)
+	a.emit(rec)
+}
+
+func (a *outputActivity) isArmed() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.armed
+}
+
+func (a *outputActivity) arm(on bool) {
+	a.mu.Lock()
+	a.armed = on
+	a.mu.Unlock()
+}
+
+// flush writes the line still waiting, whatever the interval: the last
+// line before the child ended is never dropped.
+func (a *outputActivity) flush(rec *recorder) {
+	if a == nil {
+		return
+	}
+	a.timer.Stop()
+	a.arm(false)
+	a.emit(rec)
+}
+
+func (a *outputActivity) emit(rec *recorder) {
+	a.mu.Lock()
+	text, from, fresh := a.text, a.from, a.fresh
+	a.fresh = false
+	a.mu.Unlock()
+	if fresh {
+		rec.activity(text, map[string]any{"output": from})
+		a.last = time.Now()
+	}
+}
+
+// lineTap follows the lines of one output stream and offers the latest
+// complete one that says something. It looks at every chunk once, with
+// bytes.IndexByte and bytes.LastIndexByte; only the last line of a chunk
+// is ever turned into text.
+type lineTap struct {
+	to      *outputActivity
+	from    string // "stdout", "stderr", "stdout+stderr" or "pty"
+	partial []byte // the unfinished line (see extend)
+}
+
+// write takes a chunk of the child's output.
+func (t *lineTap) write(p []byte) {
+	if bytes.IndexByte(p, '\n') < 0 {
+		t.extend(p)
+		return
+	}
+	last := bytes.LastIndexByte(p, '\n')
+	// The newest line that says something: empty lines (and lines of
+	// nothing but escape sequences) are skipped.
+	for end := last; ; {
+		start := bytes.LastIndexByte(p[:end], '\n')
+		var line []byte
+		if start < 0 {
+			t.extend(p[:end])
+			line = t.partial
+		} else {
+			line = p[start+1 : end]
+		}
+		if text := activityText(line); text != "" {
+			t.to.offer(text, t.from)
+			break
+		}
+		if start < 0 {
+			break
+		}
+		end = start
+	}
+	t.partial = t.partial[:0]
+	t.extend(p[last+1:])
+}
+
+// end takes the end of the stream: an unfinished last line counts as a
+// line.
+func (t *lineTap) end() {
+	if text := activityText(t.partial); text != "" {
+		t.to.offer(text, t.from)
+	}
+	t.partial = t.partial[:0]
+}
+
+// extend adds a piece of an unfinished line. What a carriage return
+// followed by more text overwrote is dropped at once, so that a progress
+// line redrawn a million times keeps only its latest text; the kept line
+// is cut at maxLine bytes (later redraws still replace it).
+func (t *lineTap) extend(p []byte) {
+	body := bytes.TrimRight(p, "\r") // a trailing CR may yet be a CRLF
+	switch {
+	case bytes.IndexByte(body, '\r') >= 0:
+		t.partial = t.partial[:0]
+		p = p[bytes.LastIndexByte(body, '\r')+1:]
+	case len(body) > 0 && len(t.partial) > 0 && t.partial[len(t.partial)-1] == '\r':
+		t.partial = t.partial[:0]
+	}
+	if room := maxLine - len(t.partial); room > 0 {
+		t.partial = append(t.partial, p[:min(len(p), room)]...)
+	}
+}
+
+// activityText is what one line of output says: the text after its last
+// carriage return (the one a redrawn progress line shows), without
+// terminal escape sequences (CSI, OSC and the other strings, charset
+// selections, ...) or control characters (a tab is a space), as valid
+// UTF-8 without leading or trailing white space, at most maxLine bytes.
+// It is empty when nothing is left. Redaction and the 512-character cut
+// come later, when the line becomes an event.
+func activityText(line []byte) string {
+	line = bytes.TrimRight(line, "\r")
+	if i := bytes.LastIndexByte(line, '\r'); i >= 0 {
+		line = line[i+1:]
+	}
+	out := make([]byte, 0, min(len(line), maxLine))
+	for i := 0; i < len(line) && len(out) < maxLine; {
+		c := line[i]
+		switch {
+		case c == 0x1b:
+			i = skipEscape(line, i)
+		case c == '\t':
+			out = append(out, ' ')
+			i++
+		case c < 0x20 || c == 0x7f:
+			i++
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(line[i:])
+			switch {
+			case r >= 0x80 && r <= 0x9f: // C1 controls
+			case r == utf8.RuneError && n == 1:
+				out = utf8.AppendRune(out, utf8.RuneError)
+			default:
+				out = append(out, line[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	s := strings.TrimSpace(string(out))
+	for len(s) > maxLine {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return strings.TrimRightFunc(s, unicode.IsSpace)
+}
+
+// skipEscape returns the index just past the escape sequence starting at
+// line[i] (an ESC). An unfinished sequence runs to the end of the line.
+func skipEscape(line []byte, i int) int {
+	i++
+	if i == len(line) {
+		return i
+	}
+	switch c := line[i]; {
+	case c == '[': // CSI: parameters, intermediates, one final byte
+		for i++; i < len(line); i++ {
+			if b := line[i]; b < 0x20 || b > 0x3f {
+				if b >= 0x40 && b <= 0x7e {
+					i++
+				}
+				return i
+			}
+		}
+		return i
+	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_':
+		// OSC, DCS, SOS, PM, APC: a string up to BEL or ST (ESC \).
+		for i++; i < len(line); i++ {
+			switch line[i] {
+			case 0x07:
+				return i + 1
+			case 0x1b:
+				if i+1 < len(line) && line[i+1] == '\\' {
+					return i + 2
+				}
+			}
+		}
+		return i
+	case c >= 0x20 && c <= 0x2f: // intermediates (charset selections: ESC ( B), then a final byte
+		for i < len(line) && line[i] >= 0x20 && line[i] <= 0x2f {
+			i++
+		}
+		if i < len(line) && line[i] >= 0x30 && line[i] <= 0x7e {
+			i++
+		}
+		return i
+	case c >= 0x30 && c <= 0x7e: // ESC 7, ESC =, ESC M, ...
+		return i + 1
+	}
+	return i // a lone ESC
+}
+
+// watchOutput: with output activity, every Stream the child's output
+// passes through feeds s.act.
+func (s *supervisor) watchOutput() {
+	if s.cfg.Activity != ActivityOutput {
+		return
+	}
+	s.act = newOutputActivity()
+	for _, st := range s.cfg.Streams {
+		if from := s.outputName(st); from != "" {
+			st.watch(&lineTap{to: s.act, from: from})
+		}
+	}
+}
+
+// outputName is which of the child's output st carries (details.output
+// of its activity), or "" for none.
+func (s *supervisor) outputName(st *Stream) string {
+	f := st.ChildFile()
+	switch {
+	case s.cfg.PTY != nil && f == s.cfg.Stdout:
+		return "pty"
+	case s.cfg.PTY != nil:
+		return ""
+	case f == s.cfg.Stdout && f == s.cfg.Stderr:
+		return "stdout+stderr"
+	case f == s.cfg.Stdout:
+		return "stdout"
+	case f == s.cfg.Stderr:
+		return "stderr"
+	}
+	return ""
+}

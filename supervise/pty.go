@@ -1,0 +1,68 @@
+package supervise
+
+import "os"
+
+// What Run does with Config.PTY: the glue between the supervisor and the
+// PTY (pty_linux.go).
+
+// ptyStdio readies the child's terminal: the child's stdin, stdout and
+// stderr are its slave, the Stream that carries the child's output to
+// Stdout reads the master, and the window size is the outer terminal's.
+// lcwrap's own terminal goes raw before the child exists, so that every
+// key typed once the child runs reaches the child's terminal.
+func (s *supervisor) ptyStdio() ([]*os.File, error) {
+	p := s.cfg.PTY
+	stdio, err := p.prepare()
+	if err != nil {
+		return nil, err
+	}
+	if st := streamOf(s.cfg.Streams, s.cfg.Stdout); st != nil {
+		st.follow(p.masterFile())
+	}
+	p.resize()
+	s.rawTerminal(true)
+	return stdio, nil
+}
+
+// ptyEnded: the child has ended (or never started). lcwrap's terminal is
+// restored, before the last events are written, and stdin is no longer
+// copied.
+func (s *supervisor) ptyEnded() {
+	if s.cfg.PTY == nil {
+		return
+	}
+	s.rawTerminal(false)
+	s.cfg.PTY.stopInputCopy()
+}
+
+// rawTerminal makes lcwrap's terminal raw (on) or restores it, and tells
+// the Streams that write to a terminal, so that lcwrap's own lines still
+// start at the left margin.
+func (s *supervisor) rawTerminal(on bool) {
+	p := s.cfg.PTY
+	if p == nil {
+		return
+	}
+	raw := false
+	if on {
+		raw = p.makeRaw()
+	} else {
+		p.restore()
+	}
+	for _, st := range s.cfg.Streams {
+		if writesToTerminal(st.out) {
+			st.rawTerminal(raw)
+		}
+	}
+}
+
+// ptyLeftoverNote completes the leftovers message with a PTY: lcwrap did
+// not signal the processes left behind, but the terminal they share with
+// the command hangs up, as any terminal does, when its session leader
+// (the command) has ended and when lcwrap closes it.
+func (s *supervisor) ptyLeftoverNote() string {
+	if s.cfg.PTY == nil {
+		return ""
+	}
+	return " by lcwrap; their terminal (the pty) hangs up, which sends them SIGHUP, as the command's session has ended"
+}
