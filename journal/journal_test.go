@@ -372,6 +372,28 @@ func TestCheckpoint(t *testing.T) {
 	mustVerify(t, path)
 }
 
+// Short runs do not each rewrite the checkpoint: a Close refreshes it only
+// once checkpointOnClose lines have been verified since it was written,
+// so the next process never has more than about that many to read.
+func TestShortRunsShareACheckpoint(t *testing.T) {
+	defer func(n int64) { checkpointOnClose = n }(checkpointOnClose)
+	checkpointOnClose = 8
+	path := tempJournal(t)
+	appendN(t, path, 1, 10)
+	if c := readCheckpoint(t, path); c.Lines != 10 {
+		t.Fatalf("checkpoint %+v after 10 lines", c)
+	}
+	appendN(t, path, 11, 4) // 4 new lines: the checkpoint stays
+	if c := readCheckpoint(t, path); c.Lines != 10 {
+		t.Fatalf("checkpoint rewritten after 4 lines: %+v", c)
+	}
+	appendN(t, path, 15, 4) // 8 lines since it: refreshed
+	if c := readCheckpoint(t, path); c.Lines != 18 {
+		t.Fatalf("checkpoint not refreshed after 8 lines: %+v", c)
+	}
+	mustVerify(t, path)
+}
+
 // A valid checkpoint saves reading the prefix: damage inside it is not
 // seen by a writer that trusts the checkpoint (its size and last line still
 // match) but is found by Verify. This is the trust boundary, documented.

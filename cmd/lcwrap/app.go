@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/supervise"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -50,11 +53,75 @@ func exitCode(code int, format string, args ...any) error {
 type stdio struct {
 	in       *os.File
 	out, err io.Writer
+	// signals is a subscription started before the command line was
+	// parsed, for an invocation that is plainly a run (nil otherwise).
+	signals *supervise.Signals
 }
 
 func run(args []string) int {
 	std := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}
+	if plainRun(args) {
+		// Installing signal handlers takes a round trip with the runtime
+		// per signal: let it overlap the parsing of the command line.
+		std.signals = supervise.Subscribe()
+	}
 	return runWith(context.Background(), args, std)
+}
+
+// plainRun reports whether args are certainly a run: "lcwrap [run flags]
+// [--] CMD ...", or "lcwrap run ...". It skips the root's own flags (and
+// the values of those that take one) and looks at the first argument
+// after them; anything it does not recognise is left to the parser.
+func plainRun(args []string) bool {
+	takesValue := map[string]bool{}
+	for _, f := range runFlags() {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i+1 < len(args)
+		case strings.HasPrefix(a, "-"):
+			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			value, known := takesValue[name]
+			if !known {
+				return false // --help, --version, a typo: the parser decides
+			}
+			if value && !hasValue {
+				i++
+			}
+		case a == "run":
+			return true
+		default:
+			return !slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == a }) && a != "help"
+		}
+	}
+	return false
+}
+
+// subcommand is one of lcwrap's own commands.
+type subcommand struct {
+	name string
+	make func(stdio) *cli.Command
+}
+
+// subcommands are lcwrap's own commands; any other first argument is a
+// command to run (the prefix form).
+var subcommands = []subcommand{
+	{"run", runCommand},
+	{"adopt", adoptCommand},
+	{"status", statusCommand},
+	{"reconcile", reconcileCommand},
+	{"snapshot", snapshotCommand},
+	{"cancel", cancelCommand},
+	{"tail", tailCommand},
+	{"emit", emitCommand},
+	{"journal", journalCommand},
+	{"validate", validateCommand},
 }
 
 func runWith(ctx context.Context, args []string, std stdio) int {
@@ -110,18 +177,13 @@ func newApp(std stdio) *cli.Command {
 		StopOnNthArg:              &one,
 		Flags:                     localFlags(runFlags()),
 		Action:                    runAction(std),
-		Commands: []*cli.Command{
-			runCommand(std),
-			adoptCommand(std),
-			statusCommand(std),
-			reconcileCommand(std),
-			snapshotCommand(std),
-			cancelCommand(std),
-			tailCommand(std),
-			emitCommand(std),
-			journalCommand(std),
-			validateCommand(std),
-		},
+	}
+	for _, c := range subcommands {
+		// A plain run (std.signals set) needs no other command: setting
+		// up the whole tree would only slow its start.
+		if std.signals == nil || c.name == "run" {
+			root.Commands = append(root.Commands, c.make(std))
+		}
 	}
 	setUsageHandlers(root)
 	return root

@@ -75,9 +75,13 @@ func runCommand(std stdio) *cli.Command {
 
 func runAction(std stdio) cli.ActionFunc {
 	return func(_ context.Context, cmd *cli.Command) error {
-		// Installing the handlers takes a while: it starts first and goes
-		// on in the background while the flags are checked.
-		sigs := supervise.Subscribe()
+		// Installing the handlers takes a while: it started before the
+		// command line was parsed (plainRun), or starts now, and goes on in
+		// the background while the flags are checked.
+		sigs := std.signals
+		if sigs == nil {
+			sigs = supervise.Subscribe()
+		}
 		defer sigs.Stop()
 		argv := cmd.Args().Slice()
 		if len(argv) == 0 || argv[0] == "" {

@@ -85,3 +85,39 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		},
 	}
 }
+
+func TestPlainRun(t *testing.T) {
+	yes := [][]string{
+		{"lcwrap", "make", "test"}, {"lcwrap", "--", "status"}, {"lcwrap", "run", "--", "x"},
+		{"lcwrap", "--no-journal", "--", "true"}, {"lcwrap", "--emit", "stderr", "make"},
+		{"lcwrap", "--emit=stderr", "--heartbeat", "0", "claude", "-p", "x"},
+	}
+	no := [][]string{
+		{"lcwrap"}, {"lcwrap", "status"}, {"lcwrap", "--journal", "j", "status"}, {"lcwrap", "--help"},
+		{"lcwrap", "--version"}, {"lcwrap", "--"}, {"lcwrap", "--bogus", "x"}, {"lcwrap", "help"},
+		{"lcwrap", "adopt", "1"}, {"lcwrap", "--emit"},
+	}
+	for _, a := range yes {
+		if !plainRun(a) {
+			t.Errorf("plainRun(%q) = false", a)
+		}
+	}
+	for _, a := range no {
+		if plainRun(a) {
+			t.Errorf("plainRun(%q) = true", a)
+		}
+	}
+}
+
+// The table plainRun reads names every command the app has.
+func TestSubcommandsTable(t *testing.T) {
+	app := newApp(stdio{})
+	if len(app.Commands) != len(subcommands) {
+		t.Fatalf("%d commands, %d in the table", len(app.Commands), len(subcommands))
+	}
+	for i, c := range app.Commands {
+		if c.Name != subcommands[i].name {
+			t.Errorf("command %d is %q, the table says %q", i, c.Name, subcommands[i].name)
+		}
+	}
+}
