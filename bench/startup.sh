@@ -7,8 +7,11 @@ N=${STARTUP_RUNS:-300}
 TRUE=$(type -P true)
 J="$BENCH_TMP/startup-journal"
 rm -rf "$J" && mkdir -p "$J"
-NT="$BENCH_TMP/lcwrap-no-template"
-go build -trimpath -tags urfave_cli_no_template -o "$NT" ./cmd/lcwrap
+# bin/lcwrap is `make build`'s (with the urfave_cli_no_template tag); the
+# last row is a plain `go build`, what `go run`/`go install` without the
+# tag produce.
+PLAIN="$BENCH_TMP/lcwrap-plain-build"
+go build -trimpath -o "$PLAIN" ./cmd/lcwrap
 
 # Rounds of 20 runs per command, interleaved, so that the noise of a shared
 # machine falls on every row alike; the medians are over all runs.
@@ -17,7 +20,7 @@ row() { # label cmd...
   "$TIMEIT" -n 20 -warmup 2 -label "$label" -- "$@"
 }
 declare -A walls cpus rss
-labels=("true" "tini -s" "dumb-init" "lcwrap --no-journal" "lcwrap (default journal)" "lcwrap --no-journal, urfave_cli_no_template")
+labels=("true" "tini -s" "dumb-init" "lcwrap --no-journal" "lcwrap (default journal)" "lcwrap --no-journal, plain go build")
 for ((r = 0; r < N / 20; r++)); do
   while IFS=$'\t' read -r label runs med min max cpu peak; do
     walls[$label]+="$med "; cpus[$label]+="$cpu "; rss[$label]=$peak
@@ -27,7 +30,7 @@ for ((r = 0; r < N / 20; r++)); do
     row "dumb-init" dumb-init "$TRUE"
     row "lcwrap --no-journal" "$LCWRAP" --no-journal -- "$TRUE"
     LCWRAP_JOURNAL="$J/journal.jsonl" row "lcwrap (default journal)" "$LCWRAP" -- "$TRUE"
-    row "lcwrap --no-journal, urfave_cli_no_template" "$NT" --no-journal -- "$TRUE"
+    row "lcwrap --no-journal, plain go build" "$PLAIN" --no-journal -- "$TRUE"
   )
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
@@ -46,6 +49,7 @@ for l in "${labels[@]}"; do
 done
 echo
 echo "Commands: \`bin/lcwrap --no-journal -- $TRUE\`, \`LCWRAP_JOURNAL=tmp/journal.jsonl bin/lcwrap -- $TRUE\`,"
-echo "\`tini -s -- $TRUE\`, \`dumb-init $TRUE\`; the last row is \`go build -tags urfave_cli_no_template ./cmd/lcwrap\`."
+echo "\`tini -s -- $TRUE\`, \`dumb-init $TRUE\`; bin/lcwrap is \`make build\`'s, built with \`-tags urfave_cli_no_template\`"
+echo "(urfave/cli without text/template); the last row is a plain \`go build ./cmd/lcwrap\`."
 echo "The journal row includes an fsync after the terminal event (\`--fsync terminal\`, the default)."
 echo "CPU is user+system of the whole tree (the wrapper and true), steadier than wall time on a shared machine."
