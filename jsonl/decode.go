@@ -206,27 +206,27 @@ func (d *decoder) object(field func(key []byte) error) error {
 func (d *decoder) topField(key []byte, f *flat) error {
 	switch string(key) {
 	case "schemaVersion":
-		return d.intField(&f.schemaVersion, &f.has, hasSchemaVersion, "schemaVersion")
+		return field(d, &f.schemaVersion, &f.has, hasSchemaVersion, "schemaVersion", d.intValue)
 	case "eventId":
-		return d.strField(&f.eventID, &f.has, hasEventID, "eventId")
+		return field(d, &f.eventID, &f.has, hasEventID, "eventId", d.strValue)
 	case "source":
-		return d.strField(&f.source, &f.has, hasSource, "source")
+		return field(d, &f.source, &f.has, hasSource, "source", d.strValue)
 	case "sourceEpoch":
-		return d.strField(&f.sourceEpoch, &f.has, hasSourceEpoch, "sourceEpoch")
+		return field(d, &f.sourceEpoch, &f.has, hasSourceEpoch, "sourceEpoch", d.strValue)
 	case "childId":
-		return d.strField(&f.childID, &f.has, hasChildID, "childId")
+		return field(d, &f.childID, &f.has, hasChildID, "childId", d.strValue)
 	case "lineage":
 		return d.lineage(f)
 	case "kind":
-		return d.strField(&f.kind, &f.has, hasKind, "kind")
+		return field(d, &f.kind, &f.has, hasKind, "kind", d.strValue)
 	case "state":
-		return d.strField(&f.state, &f.has, hasState, "state")
+		return field(d, &f.state, &f.has, hasState, "state", d.strValue)
 	case "observedAt":
-		return d.strField(&f.observedAt, &f.has, hasObservedAt, "observedAt")
+		return field(d, &f.observedAt, &f.has, hasObservedAt, "observedAt", d.strValue)
 	case "sequence":
-		return d.intField(&f.sequence, &f.has, hasSequence, "sequence")
+		return field(d, &f.sequence, &f.has, hasSequence, "sequence", d.intValue)
 	case "activity":
-		return d.strField(&f.activity, &f.has, hasActivity, "activity")
+		return field(d, &f.activity, &f.has, hasActivity, "activity", d.strValue)
 	case "details":
 		start := d.i
 		if err := d.skip(); err != nil {
@@ -238,7 +238,7 @@ func (d *decoder) topField(key []byte, f *flat) error {
 	case "capabilities":
 		return d.capabilities(f)
 	case "journalSequence":
-		return d.intField(&f.journalSequence, &f.has, hasJournalSequence, "journalSequence")
+		return field(d, &f.journalSequence, &f.has, hasJournalSequence, "journalSequence", d.intValue)
 	}
 	return d.skip()
 }
@@ -262,15 +262,15 @@ func (d *decoder) lineage(f *flat) error {
 	return d.object(func(key []byte) error {
 		switch string(key) {
 		case "rootChildId":
-			return d.strField8(&l.rootChildID, &l.has, hasRoot, "lineage.rootChildId")
+			return field(d, &l.rootChildID, &l.has, hasRoot, "lineage.rootChildId", d.strValue)
 		case "attempt":
-			return d.intField8(&l.attempt, &l.has, hasAttempt, "lineage.attempt")
+			return field(d, &l.attempt, &l.has, hasAttempt, "lineage.attempt", d.intValue)
 		case "external":
 			return d.boolField8(&l.external, &l.has, hasExternal, "lineage.external")
 		case "parentChildId":
-			return d.strField8(&l.parentChildID, &l.has, hasParent, "lineage.parentChildId")
+			return field(d, &l.parentChildID, &l.has, hasParent, "lineage.parentChildId", d.strValue)
 		case "adoptedAt":
-			return d.strField8(&l.adoptedAt, &l.has, hasAdoptedAt, "lineage.adoptedAt")
+			return field(d, &l.adoptedAt, &l.has, hasAdoptedAt, "lineage.adoptedAt", d.strValue)
 		}
 		return d.skip()
 	})
@@ -312,7 +312,7 @@ func (d *decoder) capabilities(f *flat) error {
 		if idx < 0 {
 			return d.skip()
 		}
-		return d.strField8(&f.caps[idx], &f.capsHas, 1<<idx, capFields[idx])
+		return field(d, &f.caps[idx], &f.capsHas, 1<<idx, capFields[idx], d.strValue)
 	})
 }
 
@@ -345,32 +345,6 @@ func (d *decoder) strValue(field string) (string, bool, error) {
 	return intern(raw), true, nil
 }
 
-func (d *decoder) strField(dst *string, has *uint32, bit uint32, field string) error {
-	if null, err := d.isNull(); null || err != nil {
-		*has &^= bit
-		*dst = ""
-		return err
-	}
-	s, ok, err := d.strValue(field)
-	if ok {
-		*dst, *has = s, *has|bit
-	}
-	return err
-}
-
-func (d *decoder) strField8(dst *string, has *uint8, bit uint8, field string) error {
-	if null, err := d.isNull(); null || err != nil {
-		*has &^= bit
-		*dst = ""
-		return err
-	}
-	s, ok, err := d.strValue(field)
-	if ok {
-		*dst, *has = s, *has|bit
-	}
-	return err
-}
-
 func (d *decoder) intValue(field string) (int64, bool, error) {
 	c := d.peekKind()
 	if c != '-' && (c < '0' || c > '9') {
@@ -389,28 +363,22 @@ func (d *decoder) intValue(field string) (int64, bool, error) {
 	return n, true, nil
 }
 
-func (d *decoder) intField(dst *int64, has *uint32, bit uint32, field string) error {
-	if null, err := d.isNull(); null || err != nil {
-		*has &^= bit
-		*dst = 0
-		return err
-	}
-	n, ok, err := d.intValue(field)
-	if ok {
-		*dst, *has = n, *has|bit
-	}
-	return err
-}
+// presence is a set of presence bits (flat.has, flatLineage.has, ...).
+type presence interface{ ~uint8 | ~uint32 }
 
-func (d *decoder) intField8(dst *int64, has *uint8, bit uint8, field string) error {
+// field decodes one typed field the way encoding/json fills a pointer:
+// null clears it (absent), a value of the right type sets it and its
+// presence bit, a value of another type is a type error and leaves it.
+func field[T any, B presence](d *decoder, dst *T, has *B, bit B, name string, value func(string) (T, bool, error)) error {
 	if null, err := d.isNull(); null || err != nil {
+		var zero T
 		*has &^= bit
-		*dst = 0
+		*dst = zero
 		return err
 	}
-	n, ok, err := d.intValue(field)
+	v, ok, err := value(name)
 	if ok {
-		*dst, *has = n, *has|bit
+		*dst, *has = v, *has|bit
 	}
 	return err
 }

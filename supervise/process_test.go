@@ -99,22 +99,10 @@ func startProc(t *testing.T, helper string, pc procConfig, withPty bool) *proc {
 // pty echoes ^C and ^Z in front of the child's output).
 func (p *proc) expect(prefix string) string {
 	p.t.Helper()
-	deadline := time.After(waitLimit)
-	var seen []string
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				p.t.Fatalf("output ended before a line starting %q; skipped %q", prefix, seen)
-			}
-			seen = append(seen, l)
-			if i := strings.Index(l, prefix); i >= 0 {
-				return l[i:]
-			}
-		case <-deadline:
-			p.t.Fatalf("no line starting %q", prefix)
-		}
-	}
+	return expectLine(p.t, p.lines, prefix, func(l string) (string, bool) {
+		i := strings.Index(l, prefix)
+		return l[max(i, 0):], i >= 0
+	})
 }
 
 func (p *proc) write(s string) {

@@ -246,22 +246,10 @@ func (o *outerTerminal) expect(s string) string {
 // expectRaw is expect, keeping the line's end as it came.
 func (o *outerTerminal) expectRaw(s string) string {
 	o.t.Helper()
-	deadline := time.After(waitLimit)
-	var seen []string
-	for {
-		select {
-		case l, ok := <-o.lines:
-			if !ok {
-				o.t.Fatalf("output ended before a line holding %q; saw %q", s, seen)
-			}
-			seen = append(seen, l)
-			if i := strings.Index(l, s); i >= 0 {
-				return l[i:]
-			}
-		case <-deadline:
-			o.t.Fatalf("no line holding %q; saw %q", s, seen)
-		}
-	}
+	return expectLine(o.t, o.lines, s, func(l string) (string, bool) {
+		i := strings.Index(l, s)
+		return l[max(i, 0):], i >= 0
+	})
 }
 
 func (o *outerTerminal) write(s string) {

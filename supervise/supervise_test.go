@@ -85,20 +85,30 @@ func startRun(t *testing.T, cfg Config) *inproc {
 // expect waits for a stdout line starting with prefix and returns it.
 func (p *inproc) expect(prefix string) string {
 	p.t.Helper()
+	return expectLine(p.t, p.lines, prefix, func(l string) (string, bool) {
+		return l, strings.HasPrefix(l, prefix)
+	})
+}
+
+// expectLine reads lines until match accepts one and returns what match
+// made of it; it fails the test when the lines end first or after
+// waitLimit, saying what was seen.
+func expectLine(t *testing.T, lines <-chan string, what string, match func(string) (string, bool)) string {
+	t.Helper()
 	deadline := time.After(waitLimit)
 	var seen []string
 	for {
 		select {
-		case l, ok := <-p.lines:
+		case l, ok := <-lines:
 			if !ok {
-				p.t.Fatalf("stdout ended before a line starting %q; skipped %q", prefix, seen)
+				t.Fatalf("output ended before a line with %q; saw %q", what, seen)
 			}
 			seen = append(seen, l)
-			if strings.HasPrefix(l, prefix) {
-				return l
+			if got, ok := match(l); ok {
+				return got
 			}
 		case <-deadline:
-			p.t.Fatalf("no line starting %q", prefix)
+			t.Fatalf("no line with %q in time; saw %q", what, seen)
 		}
 	}
 }
