@@ -25,6 +25,7 @@ func (p *PTY) resize()                      {}
 func (p *PTY) startInput() error            { return nil }
 func (p *PTY) stopInputCopy()               {}
 func (p *PTY) slaveFile() (*os.File, error) { return nil, ErrPTY }
+func (p *PTY) prepare() ([]*os.File, error) { return nil, ErrPTY }
 func (p *PTY) started()                     {}
 func (p *PTY) masterFile() *os.File         { return nil }
 func writesToTerminal(w io.Writer) bool     { return false }

@@ -207,10 +207,12 @@ func (s *Stream) copy() {
 		var err error
 		if tee >= 0 && src == s.r && s.passThrough() {
 			var outErr error
-			n, outErr, err = teeRead(src, tee, buf)
+			n, outErr, err = teeRead(src, tee, buf, s.whilePassing)
 			switch {
 			case err == errTeeUnsupported:
 				tee, err = -1, nil
+			case err == errNotPassing:
+				err = nil // an event sink shares the stream now: read instead
 			case outErr != nil:
 				s.outFailed(outErr)
 			case n > 0:
@@ -285,6 +287,21 @@ func (s *Stream) passThrough() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return !s.shared && s.err == nil
+}
+
+// whilePassing runs tee under the stream's lock while the child's bytes
+// may still go out as they come, and reports whether it did. Checking
+// passThrough before waiting for the child is not enough: a sink may come
+// to share the stream while the copy waits, and then the child's bytes
+// must be placed around event lines, never passed raw.
+func (s *Stream) whilePassing(tee func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shared || s.err != nil {
+		return false
+	}
+	tee()
+	return true
 }
 
 // passed takes bytes of the child's that are already out (by tee).

@@ -49,18 +49,23 @@ func teeFD(out io.Writer) int {
 // n bytes passed and read; outErr when out failed (nothing was passed);
 // err when src ended (io.EOF), failed, was closed or reached its
 // deadline; errTeeUnsupported when tee(2) cannot be used here (nothing
-// was passed or read).
-func teeRead(src *os.File, out int, buf []byte) (n int, outErr, err error) {
+// was passed or read); errNotPassing when gate refused to run tee (an
+// event sink shares the stream now; nothing was passed or read).
+func teeRead(src *os.File, out int, buf []byte, gate func(tee func()) bool) (n int, outErr, err error) {
 	rc, err := src.SyscallConn()
 	if err != nil {
 		return 0, nil, err
 	}
 	var teed int64
 	var terr error
+	closed := false
 	if err := rc.Read(func(fd uintptr) bool {
 		for {
 			// src is non-blocking, so tee does not wait for either end.
-			teed, terr = unix.Tee(int(fd), out, len(buf), 0)
+			if !gate(func() { teed, terr = unix.Tee(int(fd), out, len(buf), 0) }) {
+				closed = true
+				return true
+			}
 			if terr != unix.EAGAIN {
 				return true
 			}
@@ -74,6 +79,8 @@ func teeRead(src *os.File, out int, buf []byte) (n int, outErr, err error) {
 		return 0, nil, err
 	}
 	switch {
+	case closed:
+		return 0, nil, errNotPassing
 	case terr == unix.EINVAL || terr == unix.ENOSYS:
 		return 0, nil, errTeeUnsupported
 	case terr != nil:

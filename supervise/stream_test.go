@@ -290,3 +290,42 @@ func TestStreamDrainKeepsWhatWasWrittenBeforeTheDeadline(t *testing.T) {
 		t.Fatalf("copied %q", got)
 	}
 }
+
+// A copy waiting to pass the child's bytes by tee(2) must not pass them
+// raw once an event sink shares the stream: the gate refuses, nothing is
+// passed or consumed, and the bytes are read (and placed around event
+// lines) instead.
+func TestTeeGateRefusesOnceShared(t *testing.T) {
+	src, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	defer w.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	defer outW.Close()
+	outW.Fd() // blocking, as a stdout pipe is: tee(2) passes to it
+	tee := teeFD(outW)
+	if tee < 0 {
+		t.Skip("tee(2) is not used here")
+	}
+	if _, err := w.WriteString("abc"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	_, _, err = teeRead(src, tee, buf, func(func()) bool { return false })
+	if err != errNotPassing {
+		t.Fatalf("teeRead with a closed gate: %v, want errNotPassing", err)
+	}
+	outR.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if n, _ := outR.Read(buf); n != 0 {
+		t.Fatalf("the gate was closed, yet %q was passed", buf[:n])
+	}
+	if n, err := src.Read(buf); err != nil || string(buf[:n]) != "abc" {
+		t.Fatalf("the child's bytes were consumed: %q, %v", buf[:n], err)
+	}
+}

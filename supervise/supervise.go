@@ -72,6 +72,9 @@ var (
 	// errTeeUnsupported means tee(2) cannot pass a Stream's bytes: it
 	// copies them instead.
 	errTeeUnsupported = errors.New("supervise: tee(2) is not available")
+	// errNotPassing means an event sink came to share a stream while its
+	// copy waited to pass the child's bytes by tee(2): read them instead.
+	errNotPassing = errors.New("supervise: the stream is shared now")
 )
 
 // Config says what to run and how to watch it.

@@ -98,11 +98,12 @@ func notify(socket, state string) error {
 	if err != nil {
 		return err
 	}
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_DGRAM, 0)
 	if err != nil {
 		return err
 	}
 	defer syscall.Close(fd)
+	syscall.CloseOnExec(fd)
 	return syscall.Sendto(fd, []byte(state), 0, addr)
 }
 
