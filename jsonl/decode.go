@@ -186,19 +186,8 @@ func (d *decoder) object(field func(key []byte) error) error {
 		if err := field(key); err != nil {
 			return err
 		}
-		d.ws()
-		if d.i >= len(d.b) {
-			return d.syntax("unexpected end of JSON input")
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			d.depth--
-			return nil
-		default:
-			return d.syntax("invalid character " + quoteChar(d.b[d.i]) + " after object key:value pair")
+		if done, err := d.after('}', "object key:value pair"); done || err != nil {
+			return err
 		}
 	}
 }
@@ -456,19 +445,8 @@ func (d *decoder) array() error {
 		if err := d.skip(); err != nil {
 			return err
 		}
-		d.ws()
-		if d.i >= len(d.b) {
-			return d.syntax("unexpected end of JSON input")
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			d.depth--
-			return nil
-		default:
-			return d.syntax("invalid character " + quoteChar(d.b[d.i]) + " after array element")
+		if done, err := d.after(']', "array element"); done || err != nil {
+			return err
 		}
 	}
 }
@@ -691,4 +669,23 @@ func intern(b []byte) string {
 		return "diagnostic"
 	}
 	return string(b)
+}
+
+// after reads what follows a member of an object or array: a comma (more
+// members follow) or the closing byte (done, one level up).
+func (d *decoder) after(closing byte, what string) (done bool, err error) {
+	d.ws()
+	if d.i >= len(d.b) {
+		return false, d.syntax("unexpected end of JSON input")
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		return false, nil
+	case closing:
+		d.i++
+		d.depth--
+		return true, nil
+	}
+	return false, d.syntax("invalid character " + quoteChar(d.b[d.i]) + " after " + what)
 }
