@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/lcwrap/lcwrap/agent"
 )
 
-// execLine is one line of `codex exec --json` (codex-rs exec_events): the
-// fields lcwrap reads; everything else is ignored.
+// execLine is one line of `codex exec --json`: the fields lcwrap reads;
+// everything else is ignored.
 type execLine struct {
 	Type     string          `json:"type"`
 	ThreadID string          `json:"thread_id"`
@@ -17,13 +19,11 @@ type execLine struct {
 	} `json:"error"`
 	Message   string            `json:"message"`
 	Item      *execItem         `json:"item"`
-	CallID    string            `json:"call_id"`
 	Questions []json.RawMessage `json:"questions"`
 }
 
 // execItem is a thread item: its type decides which fields it has.
 type execItem struct {
-	ID       string `json:"id"`
 	Type     string `json:"type"`
 	Status   string `json:"status"`
 	Command  string `json:"command"`
@@ -35,7 +35,6 @@ type execItem struct {
 	Server string `json:"server"`
 	Tool   string `json:"tool"`
 	Query  string `json:"query"`
-	Text   string `json:"text"`
 	Error  *struct {
 		Message string `json:"message"`
 	} `json:"error"`
@@ -43,117 +42,155 @@ type execItem struct {
 	Items   []struct {
 		Completed bool `json:"completed"`
 	} `json:"items"`
-	ReceiverThreadIDs []string `json:"receiver_thread_ids"`
 }
 
-// ParseExec reads one line of `codex exec --json`. It never fails: a line
-// it cannot read is Malformed, a type it does not know Unrecognized.
-func ParseExec(line []byte) Observation {
+// ExecReader maps the lines of one `codex exec --json` stream. Only the
+// first line, thread.started, names the session: the reader keeps it for
+// the lines after it. Not safe for concurrent use.
+type ExecReader struct {
+	session string
+}
+
+// Session returns the thread id seen so far ("" before thread.started).
+func (r *ExecReader) Session() string { return r.session }
+
+// Line maps one line (without its newline). It never fails and never
+// panics: a line it cannot read is unrecognized "(malformed)", a type it
+// does not know unrecognized by its type tag.
+func (r *ExecReader) Line(line []byte) agent.Outcome {
 	var l execLine
 	if err := json.Unmarshal(line, &l); err != nil {
-		return Observation{Kind: Malformed, Reason: "not a JSON object"}
+		return agent.Unrecognize(r.session, "(malformed)")
 	}
+	obs := agent.Observation{Session: r.session, Native: cutTag(l.Type)}
 	switch l.Type {
 	case "thread.started":
 		if l.ThreadID == "" {
-			return Observation{Kind: Malformed, Reason: "thread.started without thread_id"}
+			return agent.Unrecognize(r.session, "thread.started without thread_id")
 		}
-		return Observation{Kind: SessionStarted, SessionID: l.ThreadID}
+		r.session = l.ThreadID
+		obs.Session, obs.Kind, obs.Source = l.ThreadID, agent.SessionStarted, "exec"
 	case "turn.started":
-		return Observation{Kind: TurnStarted}
+		obs.Kind = agent.PromptSubmitted
 	case "turn.completed":
-		r := map[string]any{"event": l.Type}
+		// exec exits after its turn: no wait for the user follows.
+		obs.Kind, obs.Summary = agent.Note, "turn completed"
 		if u := usage(l.Usage); u != nil {
-			r["usage"] = u
+			obs.Facts = report(map[string]any{"usage": u})
 		}
-		return Observation{Kind: TurnEnded, Activity: "turn completed", Report: r}
 	case "turn.failed":
-		r := map[string]any{"event": l.Type}
+		obs.Kind, obs.Reason = agent.ErrorReported, "turn.failed"
 		if l.Error != nil {
-			r["error"] = l.Error.Message
+			obs.Facts = report(map[string]any{"error": oneLine(l.Error.Message)})
 		}
-		return Observation{Kind: TurnEnded, Activity: "turn failed", Report: r}
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil {
-			return Observation{Kind: Malformed, Reason: l.Type + " without item"}
+			return agent.Unrecognize(r.session, l.Type+" without item")
 		}
-		return execItemObservation(l.Type, l.Item)
+		return execItemOutcome(obs, l.Item)
 	case "item.plan.delta":
-		return Observation{Kind: Ignored, Reason: "plan text delta"}
+		return agent.Ignore(r.session, "plan text delta")
 	case "request_user_input":
-		return Observation{Kind: Waiting, Waiting: "user-input", Report: map[string]any{"event": l.Type, "questions": len(l.Questions)}}
+		obs.Kind, obs.WaitingFor = agent.Waiting, agent.WaitInput
+		obs.Summary = fmt.Sprintf("%d question(s)", len(l.Questions))
 	case "error":
-		return Observation{Kind: AgentError, Report: map[string]any{"event": l.Type, "message": l.Message}}
-	case "":
-		return Observation{Kind: Unrecognized, Discriminator: "(no type)"}
+		obs.Kind, obs.Reason = agent.ErrorReported, "error"
+		obs.Facts = report(map[string]any{"error": oneLine(l.Message)})
+	default:
+		return agent.Unrecognize(r.session, cutTag(l.Type))
 	}
-	return Observation{Kind: Unrecognized, Discriminator: cutTag(l.Type)}
+	return agent.Observe(obs)
 }
 
-// execItemObservation maps one item event: what the item is and works on.
-func execItemObservation(event string, it *execItem) Observation {
-	phase := strings.TrimPrefix(event, "item.")
-	o := Observation{Kind: Activity, Running: true, Report: map[string]any{"event": event, "item": it.Type}}
-	if it.Status != "" {
-		o.Report["status"] = it.Status
+// execItemOutcome maps one item event: which tool, on what.
+func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
+	event := obs.Native
+	done := event == "item.completed"
+	tool := func(name, summary string, failed bool) agent.Outcome {
+		if event == "item.updated" {
+			return agent.Ignore(obs.Session, "progress of an item already recorded")
+		}
+		obs.Native = event + ":" + it.Type
+		obs.Tool, obs.Summary, obs.Kind = name, summary, agent.ToolStarted
+		if done {
+			obs.Kind = agent.ToolEnded
+			if failed || it.Status == "failed" || it.Status == "declined" {
+				obs.Kind = agent.ToolFailed
+			}
+		}
+		obs.Facts = map[string]any{}
+		if it.Status != "" {
+			obs.Facts["status"] = cutTag(it.Status)
+		}
+		return agent.Observe(obs)
 	}
 	switch it.Type {
 	case "command_execution":
-		o.Activity = "command " + phase + ": " + oneLine(it.Command)
-		if it.ExitCode != nil {
-			o.Report["exitCode"] = *it.ExitCode
-			o.Activity = fmt.Sprintf("command exited %d: %s", *it.ExitCode, oneLine(it.Command))
+		o := tool("command", oneLine(it.Command), it.ExitCode != nil && *it.ExitCode != 0)
+		if it.ExitCode != nil && len(o.Observations) == 1 {
+			o.Observations[0].Facts["exitCode"] = *it.ExitCode
 		}
+		return o
 	case "file_change":
 		var files []string
 		for _, c := range it.Changes {
 			files = append(files, c.Kind+" "+c.Path)
 		}
-		o.Activity = "file change " + phase + ": " + strings.Join(files, ", ")
-		o.Report["files"] = len(it.Changes)
+		return tool("file_change", oneLine(strings.Join(files, ", ")), false)
 	case "mcp_tool_call":
-		o.Activity = "mcp tool " + phase + ": " + it.Server + "." + it.Tool
-		if it.Error != nil {
-			o.Report["error"] = it.Error.Message
-		}
+		return tool("mcp:"+cutTag(it.Server)+"."+cutTag(it.Tool), "", it.Error != nil)
 	case "collab_tool_call":
-		o.Activity = "collab tool " + phase + ": " + it.Tool
-		o.Report["receivers"] = len(it.ReceiverThreadIDs)
+		return tool("collab:"+cutTag(it.Tool), "", false)
 	case "web_search":
-		o.Activity = "web search " + phase + ": " + oneLine(it.Query)
+		return tool("web_search", oneLine(it.Query), false)
 	case "agent_message":
-		o.Activity = "agent message: " + oneLine(it.Text)
+		if !done {
+			return agent.Ignore(obs.Session, "agent message in progress")
+		}
+		obs.Kind, obs.Summary, obs.Native = agent.Note, "agent message", event+":"+it.Type
 	case "reasoning":
-		o.Activity = "reasoning"
+		return agent.Ignore(obs.Session, "reasoning summary (not recorded)")
 	case "plan":
-		o.Activity = "plan " + phase
+		obs.Kind, obs.Summary, obs.Native = agent.Note, "plan "+strings.TrimPrefix(event, "item."), event+":"+it.Type
 	case "todo_list":
-		done := 0
+		n := 0
 		for _, t := range it.Items {
 			if t.Completed {
-				done++
+				n++
 			}
 		}
-		o.Activity = fmt.Sprintf("todo list: %d of %d done", done, len(it.Items))
+		obs.Kind, obs.Native = agent.Note, event+":"+it.Type
+		obs.Summary = fmt.Sprintf("todo list: %d of %d done", n, len(it.Items))
 	case "error":
-		return Observation{Kind: AgentError, Report: map[string]any{"event": event, "item": it.Type, "message": it.Message}}
+		obs.Kind, obs.Reason, obs.Native = agent.ErrorReported, "item.error", event+":"+it.Type
+		obs.Facts = report(map[string]any{"error": oneLine(it.Message)})
 	default:
-		return Observation{Kind: Unrecognized, Discriminator: cutTag(event + ":" + it.Type)}
+		return agent.Unrecognize(obs.Session, cutTag(event+":"+it.Type))
 	}
-	return o
+	return agent.Observe(obs)
 }
 
-// usage keeps the token counts codex reported (numbers only).
+// report attributes what codex said about itself: it is recorded as its
+// report, never as lcwrap's claim.
+func report(m map[string]any) map[string]any {
+	return map[string]any{"agentReport": m}
+}
+
+// usage keeps the token counts codex reported (integers only).
 func usage(raw json.RawMessage) map[string]any {
-	var m map[string]json.Number
+	var m map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
 	out := map[string]any{}
 	for k, v := range m {
-		if n, err := v.Int64(); err == nil && len(out) < 16 {
+		var n int64
+		if json.Unmarshal(v, &n) == nil && len(out) < 16 {
 			out[cutTag(k)] = n
 		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
@@ -167,7 +204,7 @@ func oneLine(s string) string {
 	return s
 }
 
-// cutTag bounds a foreign type tag kept as a discriminator.
+// cutTag bounds a foreign type tag.
 func cutTag(s string) string {
 	if r := []rune(s); len(r) > 64 {
 		return string(r[:64])

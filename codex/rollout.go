@@ -2,8 +2,9 @@ package codex
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
+
+	"github.com/lcwrap/lcwrap/agent"
 )
 
 // rolloutLine is the envelope of every line of a rollout file
@@ -15,19 +16,19 @@ type rolloutLine struct {
 }
 
 // rolloutPayload holds the payload fields lcwrap reads, of any line type.
+// Fields whose shape varies between codex versions stay raw.
 type rolloutPayload struct {
 	Type       string          `json:"type"`
 	ID         string          `json:"id"`
 	Timestamp  string          `json:"timestamp"`
-	Originator string          `json:"originator"`
-	CLIVersion string          `json:"cli_version"`
+	Originator json.RawMessage `json:"originator"`
+	CLIVersion json.RawMessage `json:"cli_version"`
 	Source     json.RawMessage `json:"source"`
-	Role       string          `json:"role"`
 	Name       string          `json:"name"`
-	Arguments  string          `json:"arguments"`
-	DurationMs *float64        `json:"duration_ms"`
+	Arguments  json.RawMessage `json:"arguments"`
+	DurationMs json.RawMessage `json:"duration_ms"`
 	Reason     json.RawMessage `json:"reason"`
-	Message    string          `json:"message"`
+	Message    json.RawMessage `json:"message"`
 	Item       *rolloutItem    `json:"item"`
 	Command    json.RawMessage `json:"command"`
 	ExitCode   *int            `json:"exit_code"`
@@ -61,160 +62,179 @@ func ParseSessionMeta(line []byte) (SessionMeta, bool) {
 	return SessionMeta{ID: p.ID, Timestamp: p.Timestamp}, true
 }
 
-// ParseRollout reads one line of a rollout file. It never fails: a line
-// it cannot read is Malformed, a type it does not know Unrecognized.
-func ParseRollout(line []byte) Observation {
-	var l rolloutLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return Observation{Kind: Malformed, Reason: "not a JSON object"}
-	}
-	var p rolloutPayload
-	if len(l.Payload) > 0 && json.Unmarshal(l.Payload, &p) != nil {
-		return Observation{Kind: Malformed, Reason: "payload is not an object of the known shape"}
-	}
-	switch l.Type {
-	case "session_meta":
-		if p.ID == "" {
-			return Observation{Kind: Malformed, Reason: "session_meta without id"}
-		}
-		r := map[string]any{"event": l.Type}
-		for k, v := range map[string]string{"originator": p.Originator, "cliVersion": p.CLIVersion} {
-			if v != "" {
-				r[k] = cutTag(v)
-			}
-		}
-		var src string
-		if json.Unmarshal(p.Source, &src) == nil && src != "" {
-			r["source"] = cutTag(src)
-		}
-		return Observation{Kind: SessionStarted, SessionID: p.ID, Report: r}
-	case "turn_context", "world_state", "token_usage_record":
-		return Observation{Kind: Ignored, Reason: "session bookkeeping"}
-	case "compacted":
-		return Observation{Kind: Ignored, Reason: "history compaction"}
-	case "response_item":
-		return rolloutResponseItem(p)
-	case "event_msg":
-		return rolloutEvent(p)
-	case "":
-		return Observation{Kind: Unrecognized, Discriminator: "(no type)"}
-	}
-	return Observation{Kind: Unrecognized, Discriminator: cutTag(l.Type)}
+// RolloutReader maps the lines of one rollout file, proven to be the
+// session of the observed process (Prove). Lines before or without a
+// session_meta are attributed to Thread, the id in the file's name. Not
+// safe for concurrent use.
+type RolloutReader struct {
+	// Thread is the thread id of the file (from its name).
+	Thread string
 }
 
-// rolloutResponseItem maps the model-side items: only tool calls are
-// activity; messages and reasoning are the conversation, not recorded.
-func rolloutResponseItem(p rolloutPayload) Observation {
+// Line maps one line (without its newline). It never fails and never
+// panics: a line it cannot read is unrecognized "(malformed)", a type it
+// does not know unrecognized by its type tag.
+func (r *RolloutReader) Line(line []byte) agent.Outcome {
+	var l rolloutLine
+	var p rolloutPayload
+	if json.Unmarshal(line, &l) != nil {
+		return agent.Unrecognize(r.Thread, "(malformed)")
+	}
+	if len(l.Payload) > 0 && json.Unmarshal(l.Payload, &p) != nil {
+		return agent.Unrecognize(r.Thread, "(malformed payload of "+cutTag(l.Type)+")")
+	}
+	obs := agent.Observation{Session: r.Thread, Native: cutTag(l.Type)}
+	switch l.Type {
+	case "session_meta":
+		if p.ID == "" || (r.Thread != "" && !strings.EqualFold(p.ID, r.Thread)) {
+			// Another thread's meta in this file: nothing here proves what it is.
+			return agent.Unrecognize(r.Thread, "session_meta of another thread")
+		}
+		obs.Kind, obs.Source = agent.SessionStarted, str(p.Source)
+		facts := map[string]any{}
+		if v := str(p.Originator); v != "" {
+			facts["originator"] = cutTag(v)
+		}
+		if v := str(p.CLIVersion); v != "" {
+			facts["cliVersion"] = cutTag(v)
+		}
+		obs.Facts = report(facts)
+	case "turn_context", "world_state", "token_usage_record":
+		return agent.Ignore(r.Thread, "session bookkeeping")
+	case "compacted":
+		return agent.Ignore(r.Thread, "history compaction")
+	case "response_item":
+		return r.responseItem(obs, p)
+	case "event_msg":
+		return r.event(obs, p)
+	default:
+		return agent.Unrecognize(r.Thread, cutTag(l.Type))
+	}
+	return agent.Observe(obs)
+}
+
+// responseItem maps the model's side: only tool calls are evidence;
+// messages and reasoning are the conversation, never recorded.
+func (r *RolloutReader) responseItem(obs agent.Observation, p rolloutPayload) agent.Outcome {
+	obs.Native = "response_item:" + cutTag(p.Type)
 	switch p.Type {
 	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call":
-		name := p.Name
-		if name == "" {
-			name = p.Type
-		}
-		act := "tool call: " + cutTag(name)
-		if name == "exec_command" {
+		obs.Kind, obs.Tool = agent.ToolStarted, cutTag(firstSet(p.Name, p.Type))
+		if p.Name == "exec_command" {
 			var a struct {
 				Cmd string `json:"cmd"`
 			}
-			if json.Unmarshal([]byte(p.Arguments), &a) == nil && a.Cmd != "" {
-				act += ": " + oneLine(a.Cmd)
+			var args string
+			if json.Unmarshal(p.Arguments, &args) == nil && json.Unmarshal([]byte(args), &a) == nil {
+				obs.Summary = oneLine(a.Cmd)
 			}
 		}
-		return Observation{Kind: Activity, Running: true, Activity: act, Report: map[string]any{"event": "response_item", "item": p.Type, "tool": cutTag(name)}}
+		return agent.Observe(obs)
 	case "function_call_output", "custom_tool_call_output", "tool_search_output":
-		return Observation{Kind: Ignored, Reason: "tool output (not recorded)"}
+		return agent.Ignore(r.Thread, "tool output (not recorded)")
 	case "message", "reasoning", "ghost_snapshot", "compaction", "compaction_summary":
-		return Observation{Kind: Ignored, Reason: "conversation content (not recorded)"}
-	case "":
-		return Observation{Kind: Unrecognized, Discriminator: "response_item:(no type)"}
+		return agent.Ignore(r.Thread, "conversation content (not recorded)")
 	}
-	return Observation{Kind: Unrecognized, Discriminator: cutTag("response_item:" + p.Type)}
+	return agent.Unrecognize(r.Thread, cutTag(obs.Native))
 }
 
-// rolloutEvent maps codex's protocol events as the rollout keeps them.
-func rolloutEvent(p rolloutPayload) Observation {
-	ev := "event_msg:" + p.Type
+// event maps codex's protocol events as the rollout keeps them.
+func (r *RolloutReader) event(obs agent.Observation, p rolloutPayload) agent.Outcome {
+	obs.Native = "event_msg:" + cutTag(p.Type)
 	switch p.Type {
 	case "task_started", "turn_started":
-		return Observation{Kind: TurnStarted}
-	case "task_complete", "turn_complete":
-		r := map[string]any{"event": ev}
-		if p.DurationMs != nil {
-			r["durationMs"] = int64(*p.DurationMs)
+		obs.Kind = agent.PromptSubmitted
+	case "task_complete", "turn_complete", "turn_aborted":
+		// The interactive session waits for the next prompt.
+		obs.Kind = agent.TurnEnded
+		facts := map[string]any{}
+		var ms float64
+		if json.Unmarshal(p.DurationMs, &ms) == nil && ms >= 0 {
+			facts["durationMs"] = int64(ms)
 		}
-		return Observation{Kind: TurnEnded, Activity: "turn completed", Waiting: "next-prompt", Report: r}
-	case "turn_aborted":
-		r := map[string]any{"event": ev}
-		var reason string
-		if json.Unmarshal(p.Reason, &reason) == nil && reason != "" {
-			r["reason"] = cutTag(reason)
+		if v := str(p.Reason); v != "" {
+			facts["reason"] = cutTag(v)
 		}
-		return Observation{Kind: TurnEnded, Activity: "turn aborted", Waiting: "next-prompt", Report: r}
+		if len(facts) > 0 {
+			obs.Facts = report(facts)
+		}
 	case "exec_approval_request", "apply_patch_approval_request", "request_permissions", "elicitation_request":
-		return Observation{Kind: Waiting, Waiting: "approval", Report: map[string]any{"event": ev}}
+		obs.Kind, obs.WaitingFor = agent.Waiting, agent.WaitPermission
 	case "request_user_input":
-		return Observation{Kind: Waiting, Waiting: "user-input", Report: map[string]any{"event": ev}}
+		obs.Kind, obs.WaitingFor = agent.Waiting, agent.WaitInput
 	case "exec_command_begin", "exec_command_end":
-		o := Observation{Kind: Activity, Running: true, Report: map[string]any{"event": ev}}
-		o.Activity = "command " + strings.TrimPrefix(p.Type, "exec_command_") + ": " + commandText(p.Command)
-		if p.ExitCode != nil {
-			o.Report["exitCode"] = *p.ExitCode
-			o.Activity = fmt.Sprintf("command exited %d: %s", *p.ExitCode, commandText(p.Command))
+		obs.Kind, obs.Tool, obs.Summary = agent.ToolStarted, "command", commandText(p.Command)
+		if p.Type == "exec_command_end" {
+			obs.Kind = toolEnd(p.ExitCode, "")
+			obs.Facts = exitFacts(p.ExitCode)
 		}
-		return o
 	case "item_started", "item_completed":
-		return rolloutEventItem(ev, p.Item)
+		return r.item(obs, p.Type == "item_completed", p.Item)
 	case "error", "stream_error", "warning":
-		return Observation{Kind: AgentError, Report: map[string]any{"event": ev, "message": p.Message}}
+		obs.Kind, obs.Reason = agent.ErrorReported, p.Type
+		obs.Facts = report(map[string]any{"error": oneLine(str(p.Message))})
 	case "token_count", "thread_settings_applied", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
 		"user_message", "agent_message_delta", "agent_reasoning_delta", "context_compacted", "thread_name_updated":
-		return Observation{Kind: Ignored, Reason: "conversation or settings (not recorded)"}
-	case "":
-		return Observation{Kind: Unrecognized, Discriminator: "event_msg:(no type)"}
+		return agent.Ignore(r.Thread, "conversation or settings (not recorded)")
+	default:
+		return agent.Unrecognize(r.Thread, cutTag(obs.Native))
 	}
-	return Observation{Kind: Unrecognized, Discriminator: cutTag(ev)}
+	return agent.Observe(obs)
 }
 
-// rolloutEventItem maps the items of item_started / item_completed.
-func rolloutEventItem(ev string, it *rolloutItem) Observation {
+// item maps the items of item_started / item_completed.
+func (r *RolloutReader) item(obs agent.Observation, done bool, it *rolloutItem) agent.Outcome {
 	if it == nil {
-		return Observation{Kind: Malformed, Reason: ev + " without item"}
+		return agent.Unrecognize(r.Thread, obs.Native+" without item")
 	}
-	phase := strings.TrimPrefix(ev, "event_msg:item_")
-	o := Observation{Kind: Activity, Running: true, Report: map[string]any{"event": ev, "item": cutTag(it.Type)}}
-	if it.Status != "" {
-		o.Report["status"] = cutTag(it.Status)
-	}
+	obs.Native += ":" + cutTag(it.Type)
+	obs.Kind = agent.ToolStarted
 	switch it.Type {
 	case "CommandExecution":
-		o.Activity = "command " + phase + ": " + commandText(it.Command)
-		if it.ExitCode != nil {
-			o.Report["exitCode"] = *it.ExitCode
-			o.Activity = fmt.Sprintf("command exited %d: %s", *it.ExitCode, commandText(it.Command))
+		obs.Tool, obs.Summary = "command", commandText(it.Command)
+		if done {
+			obs.Kind, obs.Facts = toolEnd(it.ExitCode, it.Status), exitFacts(it.ExitCode)
 		}
-	case "FileChange":
-		o.Activity = "file change " + phase
-	case "McpToolCall":
-		o.Activity = "mcp tool " + phase + ": " + it.Server + "." + it.Tool
-	case "WebSearch":
-		o.Activity = "web search " + phase
+		return agent.Observe(obs)
+	case "FileChange", "McpToolCall", "WebSearch":
+		obs.Tool = map[string]string{"FileChange": "file_change", "McpToolCall": "mcp:" + cutTag(it.Server) + "." + cutTag(it.Tool), "WebSearch": "web_search"}[it.Type]
+		if done {
+			obs.Kind = toolEnd(nil, it.Status)
+		}
+		return agent.Observe(obs)
 	case "AgentMessage":
-		o.Activity = "agent message"
-	case "Reasoning":
-		o.Activity = "reasoning"
+		if !done {
+			return agent.Ignore(r.Thread, "agent message in progress")
+		}
+		obs.Kind, obs.Summary = agent.Note, "agent message"
+		return agent.Observe(obs)
 	case "UserMessage":
-		return Observation{Kind: Ignored, Reason: "user message (prompt not recorded)"}
-	default:
-		return Observation{Kind: Unrecognized, Discriminator: cutTag(ev + ":" + it.Type)}
+		return agent.Ignore(r.Thread, "user message (prompt not recorded)")
+	case "Reasoning":
+		return agent.Ignore(r.Thread, "reasoning summary (not recorded)")
 	}
-	return o
+	return agent.Unrecognize(r.Thread, cutTag(obs.Native))
+}
+
+// toolEnd is ToolFailed for a non-zero exit code or a failed status.
+func toolEnd(code *int, status string) agent.Kind {
+	if (code != nil && *code != 0) || strings.EqualFold(status, "failed") || strings.EqualFold(status, "declined") {
+		return agent.ToolFailed
+	}
+	return agent.ToolEnded
+}
+
+func exitFacts(code *int) map[string]any {
+	if code == nil {
+		return nil
+	}
+	return map[string]any{"exitCode": *code}
 }
 
 // commandText is a command given as a string or as an argv array; a
 // `bash -lc SCRIPT` argv shows its script.
 func commandText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s := str(raw); s != "" {
 		return oneLine(s)
 	}
 	var argv []string
@@ -225,4 +245,22 @@ func commandText(raw json.RawMessage) string {
 		return oneLine(argv[n-1])
 	}
 	return oneLine(strings.Join(argv, " "))
+}
+
+// str is a raw JSON string's value ("" for anything else).
+func str(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
