@@ -164,3 +164,15 @@ func runExec(t *testing.T, env []string, prompt string) []byte {
 	}
 	return out
 }
+
+// io_copy copies until the pty is closed (EIO).
+func io_copy(w *screen, r *os.File) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		w.Write(buf[:n])
+		if err != nil {
+			return
+		}
+	}
+}
