@@ -9,10 +9,20 @@ import (
 	"github.com/lcwrap/lcwrap/agent"
 )
 
-// TestRolloutRecording maps a rollout recorded from the real codex
-// 0.171.0 (exec, one command): its turn's end is a wait for the user.
+// TestRolloutRecording maps rollouts recorded from the real codex
+// 0.171.0 (exec and interactive, one command each): every line is
+// recognised, and a turn's end is a wait for the user.
 func TestRolloutRecording(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "rollout-exec-command.jsonl"))
+	for _, c := range []struct{ file, marker string }{
+		{"rollout-exec-command.jsonl", "lcwrap-marker"},
+		{"rollout-interactive.jsonl", "interactive-marker"},
+	} {
+		t.Run(c.file, func(t *testing.T) { testRolloutRecording(t, c.file, c.marker) })
+	}
+}
+
+func testRolloutRecording(t *testing.T, file, marker string) {
+	data, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +38,7 @@ func TestRolloutRecording(t *testing.T) {
 	got := sink.summary()
 	for _, want := range []string{
 		"created created\nstate_changed starting\nstate_changed running prompt submitted\n",
-		"activity exec_command: echo lcwrap-marker\n",
+		"activity exec_command: echo " + marker + "\n",
 		"activity command done\n",
 		"state_changed waiting turn ended; waiting for the user\n",
 		"terminal lost\n",
@@ -78,6 +88,7 @@ func TestRolloutLines(t *testing.T) {
 // FuzzRolloutLine: no line panics the reader or makes an invalid event.
 func FuzzRolloutLine(f *testing.F) {
 	seedLines(f, "rollout-exec-command.jsonl")
+	seedLines(f, "rollout-interactive.jsonl")
 	f.Fuzz(func(t *testing.T, line []byte) {
 		tr, sink := newTracker(t, agent.Config{Parent: "p", RunTag: "r"})
 		r := RolloutReader{Thread: "T"}
