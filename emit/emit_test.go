@@ -113,7 +113,7 @@ func TestEmitRedactsAndCuts(t *testing.T) {
 	_, err := c.Emit(Spec{
 		Kind:     jsonl.KindActivity,
 		Activity: "export API_TOKEN=abcdef123 " + strings.Repeat("x", 600),
-		Details: jsonl.FreeDetails{"password": "hunter2", "note": "Bearer abcdefghijkl"},
+		Details:  jsonl.FreeDetails{"password": "hunter2", "note": "Bearer abcdefghijkl"},
 	})
 	if err != nil {
 		t.Fatal(err)
