@@ -148,6 +148,17 @@ type Config struct {
 	// Restart says whether and how the command is started again when it
 	// has ended (see restart.go).
 	Restart Restart
+
+	// OnStarted, when set, is called once per attempt with the started
+	// child's identity, right after its starting event (on Run's
+	// goroutine: it must return promptly).
+	OnStarted func(child procid.Identity)
+	// BeforeTerminal, when set, is called once per attempt after the
+	// child ended and its output was drained, just before the terminal
+	// event: it may add its own members to the details (a typed field of
+	// jsonl.Terminal). It must return promptly and must not change the
+	// members lcwrap set.
+	BeforeTerminal func(details *jsonl.Terminal)
 }
 
 // Result is how the run ended.
@@ -286,6 +297,11 @@ func (s *supervisor) run() Result {
 	id, _, _ := procid.Of(procid.System, s.pid)
 	child := &procid.Identity{PID: s.pid, StartTime: id.StartTime, Clock: id.Clock}
 	s.rec.to(jsonl.StateStarting, jsonl.StateChanged{Child: child})
+	if s.cfg.OnStarted != nil {
+		started := id
+		started.PID = s.pid
+		s.cfg.OnStarted(started)
+	}
 	if !s.cfg.ReadyNotify {
 		s.rec.to(jsonl.StateRunning, jsonl.StateChanged{Child: child})
 	}
@@ -319,6 +335,9 @@ func (s *supervisor) run() Result {
 	if leftovers != nil {
 		s.rec.diagnostic(jsonl.LeftoversDiagnostic{Leftovers: leftovers, Message: leftoverMessage(leftovers) + s.ptyLeftoverNote()})
 		details.Leftovers = leftovers
+	}
+	if s.cfg.BeforeTerminal != nil {
+		s.cfg.BeforeTerminal(&details)
 	}
 	s.rec.to(state, details)
 	return Result{State: state, ExitCode: code}
