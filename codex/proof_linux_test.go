@@ -128,7 +128,7 @@ func TestProveDecoy(t *testing.T) {
 	dir := t.TempDir()
 	decoy := rolloutFile(t, dir, threadB, threadB)
 	rolloutFile(t, dir, threadA, threadA) // not held by anyone
-	start(t, "exec sleep 30", decoy) // a sibling, not a descendant: it holds the file from its fork on
+	start(t, "exec sleep 30", decoy)      // a sibling, not a descendant: it holds the file from its fork on
 	root := start(t, "exec sleep 30")
 	if _, err := Prove(root); !errors.Is(err, ErrNotYet) {
 		t.Fatalf("Prove = %v, want ErrNotYet", err)
