@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // binDir holds the lcwrap built by TestMain.
@@ -165,12 +167,11 @@ func checkNoLeftovers(t *testing.T, marker string) {
 	}
 }
 
-// needJQ fails the test when jq is missing: the hooks and CI examples use it.
+// needJQ skips the test when jq is missing (fails it under CI): the hooks
+// and CI examples use it.
 func needJQ(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Fatal("jq is required by the hooks and ci examples (apt-get install jq); .ci/run installs it")
-	}
+	testtool.Need(t, "jq", "apt-get install jq")
 }
 
 // event is the part of a lifecycle event the tests look at.
@@ -484,8 +485,9 @@ func TestCIWorkflowBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	testtool.Need(t, "git", "apt-get install git")
 	if out, err := exec.Command("git", "-C", repo, "rev-parse", "HEAD").CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
+		if testtool.CI() {
 			t.Fatalf("CI: %s is not a git checkout, the Build step cannot be run: %v: %s", repo, err, out)
 		}
 		t.Skipf("%s is not a git checkout (%v): the Build step fetches from one", repo, err)
