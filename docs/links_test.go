@@ -171,3 +171,34 @@ func TestSlugify(t *testing.T) {
 		t.Errorf("links = %q", l)
 	}
 }
+
+// README is a front door: at most 300 lines, and .ci/run runs exactly the
+// test command it gives.
+func TestFrontDoor(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	if n := strings.Count(readme, "\n"); n > 300 {
+		t.Errorf("README.md is %d lines; the front door holds at most 300: move the rest to docs/", n)
+	}
+	_, block, ok := strings.Cut(readme, "\n## Two commands\n")
+	if !ok {
+		t.Fatal("README.md has no '## Two commands' section")
+	}
+	_, block, _ = strings.Cut(block, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	cmds := strings.Split(strings.TrimSpace(block), "\n")
+	if len(cmds) != 2 {
+		t.Fatalf("README's two commands are %d lines: %q", len(cmds), cmds)
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(ci)), "\n")
+	if last := lines[len(lines)-1]; last != cmds[1] {
+		t.Errorf(".ci/run ends with %q; README's test command is %q", last, cmds[1])
+	}
+}
