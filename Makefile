@@ -49,6 +49,10 @@ fuzz:
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:
