@@ -23,6 +23,10 @@ const followPoll = 100 * time.Millisecond
 // Without proof it records nothing about a session: the run stays at
 // process level. Safe for concurrent use.
 type Follower struct {
+	// OnProof, when set before Start, is called once with the proof,
+	// before the rollout's first line is read.
+	OnProof func(Proof)
+
 	tracker *agent.Tracker
 	prove   func(procid.Identity) (Proof, error)
 
@@ -113,6 +117,9 @@ func (f *Follower) follow(ctx context.Context, p Proof) {
 	f.mu.Lock()
 	f.proof = &p
 	f.mu.Unlock()
+	if f.OnProof != nil {
+		f.OnProof(p)
+	}
 	r := &RolloutReader{Thread: p.ThreadID}
 	first := true
 	lines := NewLines(func(b []byte) {

@@ -14,6 +14,7 @@ import (
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/projection"
 )
@@ -95,14 +96,7 @@ func feed(tr *agent.Tracker, data []byte, read func([]byte) agent.Outcome) {
 // locally and fails under CI.
 func requireCodex(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("codex")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("codex is not installed (npm install -g @openai/codex@0.171.0): %v", err)
-		}
-		t.Skip("codex is not installed: npm install -g @openai/codex@0.171.0")
-	}
-	return p
+	return testtool.Need(t, "codex", "npm install -g @openai/codex@0.171.0")
 }
 
 // codexEnv is a private HOME and CODEX_HOME pointed at a mock serving

@@ -115,9 +115,11 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		if tty {
 			fmt.Fprintf(std.err, "lcwrap: adopted pid %d (%s) as %s; observing its presence only\n", pid, p.Name(), c.ID())
 		}
+		endAgent := adoptAgent(em, c, p)
 		g.Go(func() error {
 			defer p.Close()
 			_, err := p.Follow(ctx, c)
+			endAgent(err == nil)
 			var s *stopped
 			switch {
 			case err == nil:
