@@ -40,6 +40,9 @@ fuzz:
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:

@@ -34,12 +34,18 @@ type Launch struct {
 	// it is passed through, unchanged; it must not block, and its errors
 	// are ignored.
 	Stdout io.Writer
+	// Started, when not nil, is called once the process has started,
+	// with its pid and start time (procid's clock), after its starting
+	// event.
+	Started func(pid int, startTime uint64)
 	// Close, when not nil, is called once the process has ended and its
 	// output is drained, before the agent's children are ended: no
 	// evidence arrives after it returns.
 	Close func()
-	// Report, when not nil, returns the agent's own report on the run
-	// for the process's terminal event (nil: none), attributed to it.
+	// Report, when not nil, returns details for the process's terminal
+	// event (nil: none): the agent's own report on the run goes under
+	// "agentReport", attributed to it (reportedBy, via), never as
+	// lcwrap's claim; lcwrap's own findings under keys of their own.
 	Report func() map[string]any
 }
 

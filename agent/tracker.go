@@ -85,6 +85,15 @@ func New(cfg Config) *Tracker {
 	return &Tracker{cfg: cfg, sessions: map[string]*SessionState{}}
 }
 
+// SetEmitter sets the emitter when it could not be known at New (the
+// run's sinks are made after the agent integration is prepared). Call it
+// before the first Apply.
+func (t *Tracker) SetEmitter(e *emit.Emitter) {
+	t.mu.Lock()
+	t.cfg.Emitter = e
+	t.mu.Unlock()
+}
+
 // Load gives the Tracker a session's saved state (hook mode), replacing
 // what it held for that session.
 func (t *Tracker) Load(st *SessionState) {
@@ -322,7 +331,7 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 	if prev := s.Agents[o.Agent]; prev != nil {
 		n = prev.Lifecycles + 1
 	}
-	id := parent.ID + "." + key(o.Agent, 16)
+	id := parent.ID + "." + shortKey(s, o.Agent)
 	if n > 1 {
 		id += fmt.Sprintf("+%d", n)
 	}
@@ -454,9 +463,9 @@ func (t *Tracker) activity(c *ChildState, o Observation, text string) {
 	t.write(c, emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: d})
 }
 
-// count records a payload that became no event; the first of each kind
-// on a session is a diagnostic there at once, the totals follow at the
-// session's end.
+// count records a payload that became no event; the first unrecognised
+// one of each kind on a session is a diagnostic there at once, and the
+// totals of every kind (the ignored ones too) follow at the session's end.
 func (t *Tracker) count(session, kind string) {
 	s := t.sessions[session]
 	if session == "" || s == nil || !s.Current.Open() {
@@ -467,13 +476,13 @@ func (t *Tracker) count(session, kind string) {
 		t.orphans.add(kind)
 		return
 	}
-	if !s.Counts.add(kind) {
+	if !s.Counts.add(kind) || !strings.HasPrefix(kind, "unrecognized:") {
 		return
 	}
-	outcome, what, _ := strings.Cut(kind, ":")
+	_, what, _ := strings.Cut(kind, ":")
 	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: map[string]any{
-		"normalization": map[string]any{"outcome": outcome, "kind": what, "count": 1},
-		"message":       "a payload of this kind was " + outcome + " and recorded as nothing else; further ones are counted",
+		"normalization": map[string]any{"outcome": "unrecognized", "kind": what, "count": 1},
+		"message":       "a payload of this kind was not recognised and is recorded as nothing else; further ones are counted",
 	}})
 }
 
@@ -481,8 +490,8 @@ func (t *Tracker) count(session, kind string) {
 // more than once (the first of each was a diagnostic already).
 func (t *Tracker) summary(s *SessionState) {
 	more := false
-	for _, n := range s.Counts {
-		more = more || n > 1
+	for k, n := range s.Counts {
+		more = more || n > 1 || !strings.HasPrefix(k, "unrecognized:")
 	}
 	if !more || !s.Current.Open() {
 		return
@@ -600,6 +609,21 @@ func key(id string, max int) string {
 	h := fnv.New64a()
 	h.Write([]byte(id))
 	return fmt.Sprintf("h%016x", h.Sum64())
+}
+
+// shortKey is the first 8 characters of a sub-agent's id when no other
+// sub-agent of the session shares them, else its whole key.
+func shortKey(s *SessionState, agentID string) string {
+	k := key(agentID, 60)
+	if len(k) <= 8 {
+		return k
+	}
+	for other := range s.Agents {
+		if other != agentID && strings.HasPrefix(key(other, 60), k[:8]) {
+			return k
+		}
+	}
+	return k[:8]
 }
 
 // cutKind keeps a kind printable and short: it comes from a payload.

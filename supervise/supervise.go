@@ -148,6 +148,15 @@ type Config struct {
 	// Restart says whether and how the command is started again when it
 	// has ended (see restart.go).
 	Restart Restart
+
+	// Seams for an agent integration (see hooks.go): details added to
+	// the created event, a call once the child has started, and a call
+	// right before the terminal event whose result is added to its
+	// details.
+	CreatedDetails map[string]any
+	RecordedArgv   []string // the command as recorded (default Argv)
+	OnStarted      func(pid int, startTime uint64)
+	BeforeTerminal func(terminal map[string]any) map[string]any
 }
 
 // Result is how the run ended.
@@ -259,23 +268,23 @@ func (s *supervisor) run() Result {
 	// journal sink queues it, so the journal's lock never delays the start.
 	self, _ := procid.Self()
 	profile := s.cfg.profile()
-	s.rec.to(jsonl.StateCreated, map[string]any{
-		"command":             redact.Argv(s.cfg.Argv),
+	s.rec.to(jsonl.StateCreated, s.cfg.created(map[string]any{
+		"command":             redact.Argv(s.cfg.recorded()),
 		"heartbeatIntervalMs": s.cfg.heartbeatInterval().Milliseconds(),
 		"wrapper":             self,
 		"profile":             profile.Name,
-	})
+	}))
 	if err := s.start(); err != nil {
 		s.ptyEnded()
 		for _, st := range s.cfg.Streams {
 			st.drain(0)
 		}
 		code := startErrorCode(err)
-		s.rec.to(jsonl.StateFailed, map[string]any{
+		s.rec.to(jsonl.StateFailed, s.cfg.beforeTerminal(map[string]any{
 			"claim": claim,
 			"exit":  map[string]any{"code": code},
 			"error": err.Error(),
-		})
+		}))
 		return Result{State: jsonl.StateFailed, ExitCode: code, StartErr: err}
 	}
 	defer s.proc.release()
@@ -286,6 +295,7 @@ func (s *supervisor) run() Result {
 	id, _, _ := procid.Of(procid.System, s.pid)
 	child := map[string]any{"pid": s.pid, "startTime": id.StartTime}
 	s.rec.to(jsonl.StateStarting, map[string]any{"child": child})
+	s.cfg.started(s.pid, id.StartTime)
 	if !s.cfg.ReadyNotify {
 		s.rec.to(jsonl.StateRunning, map[string]any{"child": child})
 	}
@@ -320,7 +330,7 @@ func (s *supervisor) run() Result {
 		s.rec.diagnostic(map[string]any{"leftovers": leftovers, "message": leftoverMessage(leftovers) + s.ptyLeftoverNote()})
 		details["leftovers"] = leftovers
 	}
-	s.rec.to(state, details)
+	s.rec.to(state, s.cfg.beforeTerminal(details))
 	return Result{State: state, ExitCode: code}
 }
 

@@ -122,6 +122,7 @@ var subcommands = []subcommand{
 	{"emit", emitCommand},
 	{"journal", journalCommand},
 	{"validate", validateCommand},
+	{"hook", hookCommand},
 	{"help", helpCommand},
 	{"version", versionCommand},
 }
