@@ -13,6 +13,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/internal/hookhttp"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // Limits is what Claude Code's hooks and stream can never say, recorded in
@@ -59,7 +60,7 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 		stream = NewStream(l.Tracker, !hooks)
 		l.Stdout = stream
 	}
-	added := map[string]any{"agent": Source}
+	added := &jsonl.AgentLaunch{Agent: Source}
 	var srv *hookhttp.Server
 	var rmu sync.Mutex
 	rejected := map[string]int{}
@@ -82,12 +83,11 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 		js := InjectedSettings(url, d.Exe)
 		l.Argv = slices.Concat(l.Argv[:1], []string{"--settings", js}, l.Argv[1:])
 		l.Env = append(l.Env, EnvHookURL+"="+url, EnvHookToken+"="+tok)
-		added["addedArgs"] = []string{"--settings", js}
-		added["addedAt"] = 1 // right after the command's name
-		added["hooks"] = fmt.Sprintf("HTTP hooks to %s for %d events (token in $%s), a command hook (%s hook claude-code --relay) for SessionStart", url, len(Events)-len(commandOnly), EnvHookToken, d.Exe)
+		added.AddedArgs, added.AddedAt = []string{"--settings", js}, 1 // right after the command's name
+		added.Evidence = append(added.Evidence, fmt.Sprintf("hooks: HTTP to %s for %d events (token in $%s), a command hook (%s hook claude-code --relay) for SessionStart", url, len(Events)-len(commandOnly), EnvHookToken, d.Exe))
 	}
 	if stream != nil {
-		added["streamJSON"] = "read as it passes through, unchanged"
+		added.Evidence = append(added.Evidence, "stream-json: its output, read as it passes through, unchanged")
 	}
 	if !hooks && stream == nil {
 		return nil
@@ -105,22 +105,15 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 			stream.Flush()
 		}
 	}
-	l.Report = func() map[string]any {
-		r := map[string]any{}
+	l.Report = func(term *jsonl.Terminal) {
 		if stream != nil {
-			if sr := stream.Report(); sr != nil {
-				r["agentReport"] = sr
-			}
+			term.AgentReport = stream.Report()
 		}
 		rmu.Lock()
 		if len(rejected) > 0 {
-			r["hookRequestsRejected"] = maps.Clone(rejected)
+			term.HookRequestsRejected = jsonl.IntMap(maps.Clone(rejected))
 		}
 		rmu.Unlock()
-		if len(r) == 0 {
-			return nil
-		}
-		return r
 	}
 	return nil
 }

@@ -192,16 +192,15 @@ func TestStreamReport(t *testing.T) {
 	}
 	s.Flush()
 	r := s.Report()
-	if r["subtype"] != "success" || r["isError"] != false || r["numTurns"] != int64(1) || r["results"] != 2 || r["reportedBy"] != Source {
-		t.Fatalf("report %v", r)
+	if r == nil || r.Subtype != "success" || r.IsError == nil || *r.IsError || *r.NumTurns != 1 || r.Results != 2 || r.ReportedBy != Source {
+		t.Fatalf("report %+v", r)
 	}
-	if u, _ := r["usage"].(map[string]any); u["output"] != int64(6) {
-		t.Fatalf("usage %v", r["usage"])
+	if r.Usage == nil || *r.Usage.Output != 6 {
+		t.Fatalf("usage %+v", r.Usage)
 	}
-	for k, v := range r {
-		if s, ok := v.(string); ok && strings.Contains(s, "all done") {
-			t.Fatalf("%s: the result text reached the report", k)
-		}
+	b, _ = jsonl.MarshalDetails(r)
+	if strings.Contains(string(b), "all done") {
+		t.Fatalf("the result text reached the report: %s", b)
 	}
 }
 
@@ -275,7 +274,7 @@ func FuzzStreamLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, activity := range []bool{false, true} {
 			out, report := ParseStreamLine(line, activity)
-			if report != nil && report["reportedBy"] != Source {
+			if report != nil && report.ReportedBy != Source {
 				t.Fatalf("report not attributed: %v", report)
 			}
 			sink := &capture{}

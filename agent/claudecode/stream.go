@@ -3,10 +3,12 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // MaxStreamLine bounds one stream-json line; a longer one is skipped and
@@ -60,7 +62,7 @@ type streamLine struct {
 // end of a turn; otherwise nothing but the ignored or unrecognised
 // outcome of a line it cannot read), and, for a result message, the
 // agent's own report of its run. It never fails.
-func ParseStreamLine(line []byte, activity bool) (agent.Outcome, map[string]any) {
+func ParseStreamLine(line []byte, activity bool) (agent.Outcome, *jsonl.AgentReport) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return agent.Outcome{}, nil
@@ -69,7 +71,7 @@ func ParseStreamLine(line []byte, activity bool) (agent.Outcome, map[string]any)
 	if !utf8.Valid(line) || json.Unmarshal(line, &m) != nil {
 		return agent.Unrecognize("", "(stream-json line that is not a JSON object)"), nil
 	}
-	var report map[string]any
+	var report *jsonl.AgentReport
 	if m.Type == "result" {
 		report = resultReport(&m)
 	}
@@ -117,55 +119,26 @@ func ParseStreamLine(line []byte, activity bool) (agent.Outcome, map[string]any)
 
 // resultReport is what a result message says about the run, in lcwrap's
 // words, attributed to Claude Code. The result text is never kept.
-func resultReport(m *streamLine) map[string]any {
-	r := map[string]any{"reportedBy": Source, "via": "stream-json result message"}
-	if m.Subtype != "" {
-		r["subtype"] = cut(m.Subtype, 64)
-	}
-	if m.IsError != nil {
-		r["isError"] = *m.IsError
-	}
-	if m.NumTurns != nil {
-		r["numTurns"] = *m.NumTurns
-	}
-	if m.DurationMs != nil {
-		r["durationMs"] = *m.DurationMs
-	}
-	if m.DurationAPIMs != nil {
-		r["durationApiMs"] = *m.DurationAPIMs
-	}
-	if m.TotalCostUSD != nil {
-		r["totalCostUsd"] = *m.TotalCostUSD
-	}
-	if m.StopReason != "" {
-		r["stopReason"] = cut(m.StopReason, 64)
-	}
-	if m.TerminalReason != "" {
-		r["terminalReason"] = cut(m.TerminalReason, 64)
-	}
+func resultReport(m *streamLine) *jsonl.AgentReport {
+	r := &jsonl.AgentReport{ReportedBy: Source, Via: "stream-json result message",
+		Subtype: cut(m.Subtype, 64), IsError: m.IsError, NumTurns: m.NumTurns,
+		DurationMs: m.DurationMs, DurationAPIMs: m.DurationAPIMs, TotalCostUSD: m.TotalCostUSD,
+		StopReason: cut(m.StopReason, 64), TerminalReason: cut(m.TerminalReason, 64), SessionID: cut(m.SessionID, 80)}
 	var status any
-	if json.Unmarshal(m.APIErrorStatus, &status) == nil && status != nil {
+	if json.Unmarshal(m.APIErrorStatus, &status) == nil {
 		switch v := status.(type) {
 		case float64:
-			r["apiErrorStatus"] = v
+			r.APIErrorStatus = strconv.FormatFloat(v, 'f', -1, 64)
 		case string:
-			r["apiErrorStatus"] = cut(v, 64)
+			r.APIErrorStatus = cut(v, 64)
 		}
-	}
-	if m.SessionID != "" {
-		r["sessionId"] = cut(m.SessionID, 80)
 	}
 	if m.Denials != nil {
-		r["permissionDenials"] = len(m.Denials)
+		n := int64(len(m.Denials))
+		r.PermissionDenials = &n
 	}
 	if u := m.Usage; u != nil {
-		usage := map[string]any{}
-		for name, v := range map[string]*int64{"input": u.Input, "output": u.Output, "cacheRead": u.CacheRead, "cacheCreation": u.CacheCreation} {
-			if v != nil {
-				usage[name] = *v
-			}
-		}
-		r["usage"] = usage
+		r.Usage = &jsonl.AgentUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation}
 	}
 	return r
 }
@@ -182,9 +155,9 @@ type Stream struct {
 	buf      []byte
 	skipping bool // inside a line longer than MaxStreamLine
 	started  bool // a system/init was passed on
-	report   map[string]any
-	results  int
-	skipped  int
+	report   *jsonl.AgentReport
+	results  int64
+	skipped  int64
 }
 
 // NewStream returns a Stream recording into t (which may be nil when
@@ -263,23 +236,19 @@ func (s *Stream) Flush() {
 }
 
 // Report returns the agent's own report from the last result message (nil
-// when none came): for the terminal event's details, attributed.
-func (s *Stream) Report() map[string]any {
+// when none came and no line was skipped): for the terminal event,
+// attributed.
+func (s *Stream) Report() *jsonl.AgentReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.report == nil && s.skipped == 0 {
 		return nil
 	}
-	r := map[string]any{}
-	for k, v := range s.report {
-		r[k] = v
-	}
+	r := &jsonl.AgentReport{ReportedBy: Source, Via: "stream-json"}
 	if s.report != nil {
-		r["results"] = s.results
+		*r = *s.report
+		r.Results = s.results
 	}
-	if s.skipped > 0 {
-		r["linesSkipped"] = s.skipped
-		r["reportedBy"] = Source
-	}
+	r.LinesSkipped = s.skipped
 	return r
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/agent/claudecode"
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/supervise"
 )
 
@@ -43,6 +44,8 @@ type agentRun struct {
 	launch  *agent.Launch
 	tracker *agent.Tracker
 	tap     *tapQueue // the stdout tap's queue (nil: none)
+
+	closeOnce sync.Once
 }
 
 // prepareAgent picks the agent integration for cfg.Argv and lets it
@@ -87,9 +90,7 @@ func prepareAgent(ctx context.Context, cmd *cli.Command, std stdio, cfg *supervi
 	cfg.Argv = l.Argv
 	cfg.ExtraEnv = append(cfg.ExtraEnv, l.Env...)
 	cfg.OnStarted = l.Started
-	if l.Added != nil {
-		cfg.CreatedDetails = map[string]any{"agent": l.Added}
-	}
+	cfg.CreatedAgent = l.Added
 	ar := &agentRun{driver: d, launch: l, tracker: tr}
 	cfg.BeforeTerminal = ar.beforeTerminal
 	return ar, nil
@@ -138,31 +139,40 @@ func (ar *agentRun) attach(e *emit.Emitter) {
 
 // beforeTerminal ends the agent's evidence and children before the
 // process's own terminal event, and adds what the agent reported.
-func (ar *agentRun) beforeTerminal(terminal map[string]any) map[string]any {
+func (ar *agentRun) beforeTerminal(term *jsonl.Terminal) {
 	var untapped int64
 	if ar.tap != nil {
 		untapped = ar.tap.close() // the streams are drained: every byte is in
 	}
-	if ar.launch.Close != nil {
-		ar.launch.Close()
-	}
-	out := map[string]any{}
-	cause := map[string]any{}
-	if exit, ok := terminal["exit"]; ok {
-		cause["exit"] = exit
-	}
-	if s := ar.tracker.End(agent.ProcessEnd{ChildID: ar.launch.ChildID, Details: cause}); s != nil {
-		out["agentSessions"] = s
-	}
+	ar.close()
+	term.AgentSessions = ar.tracker.End(agent.ProcessEnd{ChildID: ar.launch.ChildID, Exit: term.Exit})
 	if ar.launch.Report != nil {
-		for k, v := range ar.launch.Report() {
-			out[k] = v
-		}
+		ar.launch.Report(term)
 	}
 	if untapped > 0 {
-		out["agentOutputUnread"] = map[string]any{"bytes": untapped, "reason": "the agent's output came faster than it could be read; it passed through unchanged"}
+		term.AgentOutputUnread = &jsonl.AgentOutputUnread{Bytes: untapped, Reason: "the agent's output came faster than it could be read; it passed through unchanged"}
 	}
-	return out
+}
+
+// close stops the integration's evidence (once); finish calls it too, for
+// a run that never reached its terminal event's seam.
+func (ar *agentRun) close() {
+	ar.closeOnce.Do(func() {
+		if ar.launch.Close != nil {
+			ar.launch.Close()
+		}
+	})
+}
+
+// finish is called once supervise.Run has returned.
+func (ar *agentRun) finish() {
+	if ar == nil {
+		return
+	}
+	if ar.tap != nil {
+		ar.tap.close()
+	}
+	ar.close()
 }
 
 // tapWriter passes bytes to w and then queues what w took for tap, which

@@ -170,6 +170,7 @@ func runAction(std stdio) cli.ActionFunc {
 		ag.attach(cfg.Emitter)
 
 		res, err := supervise.Run(cfg)
+		ag.finish()
 		closeErr := cfg.Emitter.Close()
 		for _, s := range streams {
 			s.Close()
