@@ -154,8 +154,11 @@ func report(err error, w io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		help := "lcwrap --help"
-		if ue.cmd != "" && ue.cmd != "lcwrap" {
+		switch {
+		case ue.cmd != "" && ue.cmd != "lcwrap":
 			help = ue.cmd + " --help"
+		case strings.HasPrefix(ue.msg, "-") || strings.HasPrefix(ue.msg, "unknown flag") || strings.HasPrefix(ue.msg, "invalid value"):
+			help = "lcwrap run --help" // the root's help shows only a few run flags
 		}
 		fmt.Fprintf(w, "lcwrap: %s (see '%s')\n", oneLine(ue.msg), help)
 		return exitUsage
