@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/lcwrap/lcwrap/agent"
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // Mode is how a codex command line publishes its evidence.
@@ -144,11 +144,12 @@ func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
 		l.Report = tap.report
 	case ModeInteractive:
 		f := NewFollower(l.Tracker)
-		l.Started = func(pid int, startTime uint64) {
-			f.Start(procid.Identity{PID: pid, StartTime: startTime})
-		}
+		l.Started = f.Start
 		l.Close = f.Stop
-		l.Report = func() map[string]any { return map[string]any{"codexRollout": f.Report()} }
+		l.Report = func(t *jsonl.Terminal) {
+			r := f.Report()
+			t.CodexRollout = &r
+		}
 	}
 	return nil
 }
@@ -172,8 +173,8 @@ func (t *execTap) line(b []byte) {
 		if o.Native == "turn.completed" || o.Native == "turn.failed" {
 			t.mu.Lock()
 			t.turns++
-			if r, ok := o.Facts["agentReport"].(map[string]any); ok && r["usage"] != nil {
-				t.usage = r["usage"].(map[string]any)
+			if u, ok := o.Facts["usage"].(map[string]any); ok {
+				t.usage = u
 			}
 			t.mu.Unlock()
 		}
@@ -192,15 +193,22 @@ func (t *execTap) close() {
 }
 
 // report is codex's own account of the run, attributed to it.
-func (t *execTap) report() map[string]any {
+func (t *execTap) report(term *jsonl.Terminal) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.turns == 0 {
-		return nil
+		return
 	}
-	r := map[string]any{"reportedBy": Source, "via": "exec-json", "turnsEnded": t.turns}
+	turns := int64(t.turns)
+	r := &jsonl.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
 	if t.usage != nil {
-		r["lastTurnUsage"] = t.usage
+		u := &jsonl.AgentUsage{}
+		for k, dst := range map[string]**int64{"input": &u.Input, "cacheRead": &u.CacheRead, "cacheCreation": &u.CacheCreation, "output": &u.Output} {
+			if n, ok := t.usage[k].(int64); ok {
+				*dst = &n
+			}
+		}
+		r.Usage = u
 	}
-	return map[string]any{"agentReport": r}
+	term.AgentReport = r
 }

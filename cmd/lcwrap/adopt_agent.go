@@ -29,11 +29,11 @@ func adoptAgent(em *emit.Emitter, c *emit.Child, p *adopt.Process) (end func(gon
 	})
 	f := codex.NewFollower(tr)
 	f.OnProof = func(pr codex.Proof) {
-		c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails(map[string]any{
-			"agent":        codex.Source,
-			"rolloutProof": pr.Details(),
-			"message":      "this process's codex session is proven by the rollout file it (or a descendant serving no one else) holds open; the session is followed as a child of this one",
-		})})
+		proof := pr.Typed()
+		c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.RolloutProven{
+			Agent: codex.Source, Proof: &proof,
+			Message: "this process's codex session is proven by the rollout file it (or a descendant serving no one else) holds open; the session is followed as a child of this one",
+		}})
 	}
 	f.Start(p.Identity())
 	return func(gone bool) {
