@@ -34,10 +34,10 @@ const (
 	ColExit
 	ColSource
 	ColCommand
-	numCols
+	NumCols
 )
 
-var columns = [numCols]column{
+var columns = [NumCols]column{
 	ColChild:    {title: "CHILD", max: 40, min: 10, shrink: 4, middle: true},
 	ColState:    {title: "STATE", max: 12, min: 9},
 	ColUnknown:  {title: "UNK", max: 3, min: 3, drop: 7},
@@ -57,14 +57,14 @@ type Cell struct {
 }
 
 // Cells returns the cells of one row for the child at now.
-func Cells(r Row, now time.Time) [numCols]Cell {
+func Cells(r Row, now time.Time) [NumCols]Cell {
 	v := &r.Node.View
 	id := Clean(v.ChildID)
 	if r.Node.Retry {
 		id += fmt.Sprintf(" #%d", v.Lineage.Attempt)
 	}
 	fresh, stale := Fresh(v, now)
-	c := [numCols]Cell{
+	c := [NumCols]Cell{
 		ColChild:    {Prefix: r.Prefix, Text: id},
 		ColState:    {Text: Symbol(v.Display) + " " + StateText(v), Color: Color(v.Display)},
 		ColUnknown:  {Text: UnknownMark(v), Color: sgrYellow},
@@ -84,14 +84,14 @@ func Cells(r Row, now time.Time) [numCols]Cell {
 
 // Layout is the widths of the columns shown for a table of rows; a
 // column of width 0 is not shown.
-type Layout [numCols]int
+type Layout [NumCols]int
 
 func width(s string) int { return utf8.RuneCountInString(s) }
 
 // Fit lays out cells for a terminal of the given width (0: no limit
 // beyond each column's cap): columns shrink, then the least useful are
 // dropped, so every row stays one line.
-func Fit(rows [][numCols]Cell, total int) Layout {
+func Fit(rows [][NumCols]Cell, total int) Layout {
 	var l Layout
 	for i, c := range columns {
 		l[i] = width(c.title)
@@ -112,7 +112,7 @@ func Fit(rows [][numCols]Cell, total int) Layout {
 		}
 		return s + 2*max(n-1, 0)
 	}
-	for order := 1; order <= numCols && sum() > total; order++ {
+	for order := 1; order <= NumCols && sum() > total; order++ {
 		for i, c := range columns {
 			if c.shrink == order {
 				floor := max(c.min, width(c.title))
@@ -120,7 +120,7 @@ func Fit(rows [][numCols]Cell, total int) Layout {
 			}
 		}
 	}
-	for order := 1; order <= numCols && sum() > total; order++ {
+	for order := 1; order <= NumCols && sum() > total; order++ {
 		for i, c := range columns {
 			if c.drop == order {
 				l[i] = 0
@@ -148,8 +148,8 @@ func Fit(rows [][numCols]Cell, total int) Layout {
 // Render writes one row (or the header, with header set) in layout l,
 // one line without a newline, colour only when color is set. The last
 // shown column is not padded.
-func (l Layout) Render(b *strings.Builder, cells [numCols]Cell, color bool) {
-	last := numCols - 1
+func (l Layout) Render(b *strings.Builder, cells [NumCols]Cell, color bool) {
+	last := NumCols - 1
 	for last > 0 && l[last] == 0 {
 		last--
 	}
@@ -186,8 +186,8 @@ func (l Layout) Render(b *strings.Builder, cells [numCols]Cell, color bool) {
 }
 
 // Header returns the header cells.
-func Header() [numCols]Cell {
-	var h [numCols]Cell
+func Header() [NumCols]Cell {
+	var h [NumCols]Cell
 	for i, c := range columns {
 		h[i].Text = c.title
 	}
@@ -222,7 +222,7 @@ func Table(w io.Writer, rep projection.Report, o TableOptions) error {
 		fmt.Fprintf(&b, "No active children; %d ended ('lcwrap status --all' shows them).\n", rep.Hidden)
 	default:
 		rows := Flatten(Tree(NodesOf(rep.Children)), nil)
-		cells := make([][numCols]Cell, len(rows))
+		cells := make([][NumCols]Cell, len(rows))
 		provisional, unknown := false, false
 		for i, r := range rows {
 			cells[i] = Cells(r, o.Now)

@@ -122,6 +122,8 @@ var subcommands = []subcommand{
 	{"emit", emitCommand},
 	{"journal", journalCommand},
 	{"validate", validateCommand},
+	{"top", topCommand},
+	{"report", reportCommand},
 }
 
 func runWith(ctx context.Context, args []string, std stdio) int {
