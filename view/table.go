@@ -10,16 +10,12 @@ import (
 	"github.com/lcwrap/lcwrap/projection"
 )
 
-// A column of the table: its title, the widths it may take and how it
-// gives way when the terminal is narrow.
+// A column of the table: its title and the width it takes at most (see
+// fitSteps for how it gives way).
 type column struct {
-	title    string
-	max      int // natural width cap
-	min      int // it shrinks down to this before anything is dropped
-	shrink   int // order in which columns shrink (1 first); 0 never
-	drop     int // order in which columns are dropped (1 first); 0 never
-	middle   bool
-	expanded bool // takes what is left (the last text column)
+	title  string
+	max    int
+	middle bool // cut in the middle (ids), not at the end
 }
 
 // The columns of `lcwrap status` and of `lcwrap top`, in order.
@@ -38,16 +34,16 @@ const (
 )
 
 var columns = [NumCols]column{
-	ColChild:    {title: "CHILD", max: 40, min: 10, shrink: 4, middle: true},
-	ColState:    {title: "STATE", max: 12, min: 9},
-	ColUnknown:  {title: "UNK", max: 3, min: 3, drop: 7},
-	ColActivity: {title: "ACTIVITY", max: 40, min: 8, shrink: 2, drop: 6},
-	ColFresh:    {title: "FRESHNESS", max: 10, min: 9, drop: 5},
-	ColStarted:  {title: "STARTED", max: 12, min: 8, drop: 3},
-	ColDuration: {title: "DURATION", max: 8, min: 8, drop: 4},
-	ColExit:     {title: "EXIT", max: 9, min: 4, shrink: 5},
-	ColSource:   {title: "SOURCE", max: 24, min: 6, shrink: 3, drop: 2},
-	ColCommand:  {title: "COMMAND", max: 48, min: 8, shrink: 1, drop: 1},
+	ColChild:    {title: "CHILD", max: 40, middle: true},
+	ColState:    {title: "STATE", max: 12},
+	ColUnknown:  {title: "UNK", max: 3},
+	ColActivity: {title: "ACTIVITY", max: 40},
+	ColFresh:    {title: "FRESHNESS", max: 10},
+	ColStarted:  {title: "STARTED", max: 12},
+	ColDuration: {title: "DURATION", max: 8},
+	ColExit:     {title: "EXIT", max: 9},
+	ColSource:   {title: "SOURCE", max: 24},
+	ColCommand:  {title: "COMMAND", max: 48},
 }
 
 // Cell is one cell: plain text, an optional lineage prefix drawn before
@@ -88,6 +84,20 @@ type Layout [NumCols]int
 
 func width(s string) int { return utf8.RuneCountInString(s) }
 
+// fitSteps is how a table gives way on a narrow terminal, in order:
+// each step shrinks a column down to a floor, or drops it.
+var fitSteps = []struct {
+	col   int
+	floor int
+	drop  bool
+}{
+	{col: ColCommand, floor: 12}, {col: ColActivity, floor: 16}, {col: ColCommand, drop: true},
+	{col: ColSource, floor: 8}, {col: ColSource, drop: true}, {col: ColStarted, drop: true},
+	{col: ColActivity, floor: 10}, {col: ColChild, floor: 16}, {col: ColDuration, drop: true},
+	{col: ColExit, floor: 4}, {col: ColChild, floor: 12}, {col: ColActivity, drop: true},
+	{col: ColFresh, drop: true}, {col: ColUnknown, drop: true}, {col: ColChild, floor: 4},
+}
+
 // Fit lays out cells for a terminal of the given width (0: no limit
 // beyond each column's cap): columns shrink, then the least useful are
 // dropped, so every row stays one line.
@@ -112,25 +122,18 @@ func Fit(rows [][NumCols]Cell, total int) Layout {
 		}
 		return s + 2*max(n-1, 0)
 	}
-	for order := 1; order <= NumCols && sum() > total; order++ {
-		for i, c := range columns {
-			if c.shrink == order {
-				floor := max(c.min, width(c.title))
-				l[i] = max(floor, l[i]-(sum()-total))
-			}
+	for _, st := range fitSteps {
+		if sum() <= total {
+			break
 		}
-	}
-	for order := 1; order <= NumCols && sum() > total; order++ {
-		for i, c := range columns {
-			if c.drop == order {
-				l[i] = 0
-			}
+		if st.drop {
+			l[st.col] = 0
+			continue
 		}
-	}
-	if over := sum() - total; over > 0 {
-		// Still too wide (a very narrow terminal): the child column
-		// gives what it must, down to a few characters.
-		l[ColChild] = max(4, l[ColChild]-over)
+		if l[st.col] > 0 {
+			floor := max(st.floor, width(columns[st.col].title))
+			l[st.col] = max(min(floor, l[st.col]), l[st.col]-(sum()-total))
+		}
 	}
 	// Give what is left to the columns that were cut.
 	for _, i := range []int{ColActivity, ColCommand} {
@@ -240,7 +243,7 @@ func Table(w io.Writer, rep projection.Report, o TableOptions) error {
 			b.WriteString(Cut("* provisional: events are missing (a stream joined mid-way, or a sequence gap); the state may be behind.", lineRoom(o.Width)) + "\n")
 		}
 		if unknown && l[ColUnknown] > 0 {
-			b.WriteString(Cut("?N: N of the five capabilities are unknown ('lcwrap top' or 'lcwrap status --json' shows which and why).", lineRoom(o.Width)) + "\n")
+			b.WriteString(Cut("?N: N of the five capabilities are unknown ('lcwrap top' shows why).", lineRoom(o.Width)) + "\n")
 		}
 		if rep.Hidden > 0 {
 			fmt.Fprintf(&b, "%d ended not shown ('lcwrap status --all' shows them).\n", rep.Hidden)
