@@ -19,6 +19,7 @@ build:
 test: vet fmt-check
 	$(GO) test -race -count=1 $(PKGS)
 	$(GO) test -race -count=1 -tags lcwrap_gopsutil ./internal/procid ./adopt
+	$(GO) test -race -count=1 -tags '$(BUILD_TAGS)' -run '^(TestHelp|TestRootHelp)' ./cmd/lcwrap
 
 vet:
 	$(GO) vet $(PKGS)

@@ -29,9 +29,7 @@ func reportCommand(std stdio) *cli.Command {
 			"stale spans visible), nested by lineage; a table of the children; a section\n" +
 			"per child with its last events, its capabilities and why each unknown one is\n" +
 			"unknown. Text is redacted. Past --limit children, ended ones are counted per\n" +
-			"state instead of drawn, and the report says how many.\n" +
-			"Exit status: 0 when written, 1 when the input cannot be read or the file\n" +
-			"cannot be written, 125 on usage errors.",
+			"state instead of drawn, and the report says how many.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
 			&cli.StringFlag{Name: "file", Usage: "read events from `PATH` (- for standard input) instead of the journal"},

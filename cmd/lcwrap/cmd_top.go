@@ -29,9 +29,7 @@ func topCommand(std stdio) *cli.Command {
 			"children, q or ^C quit. NO_COLOR is honoured. Without a terminal it refuses:\n" +
 			"'lcwrap status --watch' and 'lcwrap status --json' serve pipes.\n" +
 			"It runs the program lcwrap-top (found beside lcwrap, else in $PATH), kept\n" +
-			"apart so the TUI library costs `lcwrap -- CMD` nothing (docs/view.md).\n" +
-			"Exit status: 0 when quit, 1 when it cannot run, 125 on usage errors or\n" +
-			"without a terminal.",
+			"apart so the TUI library costs `lcwrap -- CMD` nothing (docs/view.md).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
 		},
