@@ -16,7 +16,7 @@ import (
 func Detail(n *Node, now time.Time) []string {
 	v := &n.View
 	var out []string
-	add := func(format string, args ...any) { out = append(out, Clean(fmt.Sprintf(format, args...))) }
+	add := func(format string, args ...any) { out = append(out, Printable(fmt.Sprintf(format, args...))) }
 	add("%s  %s %s", v.ChildID, Symbol(v.Display), StateText(v))
 	if v.Provisional {
 		add("  * provisional: events are missing (joined mid-way, or a sequence gap); the state may be behind")

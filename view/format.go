@@ -37,6 +37,17 @@ func Clean(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// Printable replaces control characters with spaces and keeps the rest,
+// spacing included.
+func Printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
 // Cut shortens s to n characters, marking the cut with "…".
 func Cut(s string, n int) string {
 	if n <= 0 {

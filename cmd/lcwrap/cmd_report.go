@@ -22,7 +22,7 @@ import (
 func reportCommand(std stdio) *cli.Command {
 	return &cli.Command{
 		Name:  "report",
-		Usage: "write one self-contained HTML file: a timeline of every child, a table, their events",
+		Usage: "write one self-contained HTML file: timeline, table, events",
 		Description: "Reads the journal (or a stream with --file) and writes one HTML file that opens\n" +
 			"offline (inline CSS and SVG, no script, a Content-Security-Policy that forbids\n" +
 			"every fetch): a timeline with one bar per child coloured by state (waiting and\n" +

@@ -199,6 +199,14 @@ func (m *Model) clamp() {
 }
 
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
+		// Keys typed faster than they are read arrive as one message.
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	s := k.String()
 	if s == "ctrl+c" {
 		return tea.Quit
