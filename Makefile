@@ -14,6 +14,7 @@ BUILD_TAGS ?= urfave_cli_no_template
 
 build:
 	$(GO) build -trimpath -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/lcwrap
+	$(GO) build -trimpath -o $(dir $(BIN))lcwrap-top ./cmd/lcwrap-top
 
 # The whole suite: vet, formatting, and every test with the race detector.
 test: vet fmt-check

@@ -225,7 +225,7 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 				continue
 			}
 			x0, x1 := x(s.From), x(s.To)
-			fmt.Fprintf(b, "<rect class=stale x=\"%.1f\" width=\"%.1f\" height=\"12\"><title>stale %s → %s</title></rect>", x0, max(x1-x0, 1.5), esc(stampMs(s.From)), esc(stampMs(s.To)))
+			fmt.Fprintf(b, "<rect class=stale fill=\"url(#hatch)\" x=\"%.1f\" width=\"%.1f\" height=\"12\"><title>stale %s → %s</title></rect>", x0, max(x1-x0, 1.5), esc(stampMs(s.From)), esc(stampMs(s.To)))
 		}
 		b.WriteString("</svg></a>\n")
 	}
@@ -330,7 +330,6 @@ h1{font-size:1.4em;margin:0 0 .2em}h2{font-size:1.1em;margin:1.4em 0 .4em}
 .legend span{display:inline-block;margin:0 1em .3em 0;white-space:nowrap}
 .legend i{display:inline-block;width:1.6em;height:.8em;margin-right:.3em;vertical-align:middle}
 i.stale,rect.stale{background:repeating-linear-gradient(45deg,#000 0 2px,transparent 2px 5px)}
-rect.stale{fill:#000;fill-opacity:.35}
 .axis{display:flex;justify-content:space-between;margin-left:22em;color:#666;font-size:12px}
 .timeline{border-top:1px solid #ddd}
 a.tl{display:flex;align-items:center;height:16px;color:inherit;text-decoration:none;border-bottom:1px solid #f2f2f2}
@@ -345,4 +344,5 @@ td.id a{color:#1a4fb4}
 section pre{font:12px ui-monospace,monospace;background:#f8f8f8;padding:.6em;border-left:4px solid #ccc;white-space:pre-wrap;margin:.4em 0}
 section:target pre{border-left-color:#1a4fb4;background:#eef4ff}
 </style></head><body>
+<svg width="0" height="0" style="position:absolute"><defs><pattern id="hatch" patternUnits="userSpaceOnUse" width="8" height="8" patternTransform="rotate(45)"><rect width="4" height="8" fill="#000" fill-opacity=".55"/></pattern></defs></svg>
 `

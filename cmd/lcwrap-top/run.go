@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/term"
 
 	"github.com/lcwrap/lcwrap/journal"
+	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/view"
 	"github.com/lcwrap/lcwrap/view/tui"
 )
@@ -55,7 +57,11 @@ func run(args []string) int {
 		*path = p
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	live := view.NewLive(view.JournalLines(*path))
+	var lines view.Lines = view.JournalLines(*path)
+	if os.Getenv(panicHook) != "" {
+		lines = panicking{lines}
+	}
+	live := view.NewLive(lines)
 	m := tui.New(tui.Options{Live: live, Color: !noColor})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -81,4 +87,21 @@ func run(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "lcwrap: top: %v\n", err)
 	return exitFailed
+}
+
+// panicHook names the environment variable that makes the follower panic
+// once it has read the journal: the tests prove with it that a panic
+// leaves the terminal as it was.
+const panicHook = "LCWRAP_TOP_TEST_PANIC"
+
+type panicking struct{ view.Lines }
+
+func (p panicking) Follow(ctx context.Context, after int64, fn func(jsonl.Record, []byte) error, onBlocked func(*journal.BlockedError)) error {
+	err := p.Lines.Follow(ctx, after, func(rec jsonl.Record, raw []byte) error {
+		if err := fn(rec, raw); err != nil {
+			return err
+		}
+		panic("test panic after line " + strconv.FormatInt(rec.JournalSequence, 10))
+	}, onBlocked)
+	return err
 }
