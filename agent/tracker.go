@@ -12,7 +12,6 @@ import (
 	"github.com/lcwrap/lcwrap/capabilities"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/projection"
 )
 
 // Claims of the terminal events a Tracker writes: what each rests on.
@@ -170,7 +169,7 @@ func (t *Tracker) End(p ProcessEnd) map[string]any {
 		t.closeAgents(s, cause)
 		if s.Current.Open() {
 			t.summary(s)
-			t.write(s.Current, emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: cause})
+			t.write(s.Current, emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: jsonl.FreeDetails(cause)})
 		}
 	}
 	out := map[string]any{}
@@ -235,7 +234,7 @@ func (t *Tracker) apply(o Observation) {
 		d := evidence(o)
 		d["reportedError"] = firstSet(o.Reason, "unknown")
 		d["message"] = "the agent reported an error; its state is unchanged"
-		t.write(c, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
+		t.write(c, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails(d)})
 	case Note:
 		t.activity(t.target(s, o), o, o.Summary)
 	case SubagentStarted:
@@ -276,8 +275,8 @@ func (t *Tracker) open(s *SessionState, o Observation, seenStart bool) *ChildSta
 	if !seenStart {
 		d["note"] = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
-	t.write(c, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: d})
-	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
+	t.write(c, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: jsonl.FreeDetails(d)})
+	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: jsonl.FreeDetails(evidence(o))})
 	return c
 }
 
@@ -309,8 +308,8 @@ func (t *Tracker) subagentStarted(s *SessionState, o Observation) {
 		return
 	}
 	a = t.newAgent(s, parent, o, true)
-	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
-	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateRunning, Details: evidence(o)})
+	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: jsonl.FreeDetails(evidence(o))})
+	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateRunning, Details: jsonl.FreeDetails(evidence(o))})
 	t.activity(a, o, firstSet(o.AgentType, "unnamed")+" sub-agent started")
 }
 
@@ -345,7 +344,7 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 	if !seenStart {
 		d["note"] = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
-	t.write(a, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: d})
+	t.write(a, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: jsonl.FreeDetails(d)})
 	return a
 }
 
@@ -358,7 +357,7 @@ func (t *Tracker) subagentStopped(s *SessionState, o Observation) {
 	case !a.Open():
 		d := evidence(o)
 		d["message"] = "another stop for a sub-agent already recorded as ended: it may have gone on after the first (a hook can keep it running); its record stays ended"
-		t.write(a, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
+		t.write(a, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails(d)})
 		return
 	}
 	t.reportedEnd(a, o, "the agent reported that this sub-agent stopped; whether it did its job is not known")
@@ -368,7 +367,7 @@ func (t *Tracker) sessionEnded(s *SessionState, o Observation) {
 	if s.Current != nil && !s.Current.Open() {
 		d := evidence(o)
 		d["message"] = "another end for a session already recorded as ended; its record stays ended"
-		t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
+		t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails(d)})
 		return
 	}
 	c := t.ensure(s, o)
@@ -395,11 +394,11 @@ func (t *Tracker) reportedEnd(c *ChildState, o Observation, note string) {
 	}
 	d["note"] = note
 	state := jsonl.StateCompleted
-	if projection.Transition(c.State, state) != nil {
+	if jsonl.Transition(c.State, state) != nil {
 		state = jsonl.StateLost
 		d["note"] = note + "; it was never seen at work (no prompt, tool call or start of work was reported), and the lifecycle has no edge from " + string(c.State) + " to completed"
 	}
-	t.write(c, emit.Spec{Kind: jsonl.KindTerminal, State: state, Details: d})
+	t.write(c, emit.Spec{Kind: jsonl.KindTerminal, State: state, Details: jsonl.FreeDetails(d)})
 }
 
 // closeAgents ends every open sub-agent of s as lost with cause.
@@ -412,7 +411,7 @@ func (t *Tracker) closeAgents(s *SessionState, cause map[string]any) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		t.write(s.Agents[id], emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: cause})
+		t.write(s.Agents[id], emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: jsonl.FreeDetails(cause)})
 	}
 }
 
@@ -425,9 +424,9 @@ func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text strin
 		}
 		return
 	}
-	if err := projection.Transition(c.State, state); err != nil {
+	if err := jsonl.Transition(c.State, state); err != nil {
 		if c.State == jsonl.StateCreated && state != jsonl.StateStarting {
-			t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
+			t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: jsonl.FreeDetails(evidence(o))})
 		} else {
 			t.errs = append(t.errs, fmt.Errorf("agent: %s: %w", c.ID, err))
 			return
@@ -440,7 +439,7 @@ func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text strin
 	if o.Tool != "" {
 		d["tool"] = o.Tool
 	}
-	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Activity: text, Details: d})
+	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Activity: text, Details: jsonl.FreeDetails(d)})
 }
 
 func (t *Tracker) activity(c *ChildState, o Observation, text string) {
@@ -451,7 +450,7 @@ func (t *Tracker) activity(c *ChildState, o Observation, text string) {
 	if o.Tool != "" {
 		d["tool"] = o.Tool
 	}
-	t.write(c, emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: d})
+	t.write(c, emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: jsonl.FreeDetails(d)})
 }
 
 // count records a payload that became no event; the first of each kind
@@ -471,7 +470,7 @@ func (t *Tracker) count(session, kind string) {
 		return
 	}
 	outcome, what, _ := strings.Cut(kind, ":")
-	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: map[string]any{
+	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails{
 		"normalization": map[string]any{"outcome": outcome, "kind": what, "count": 1},
 		"message":       "a payload of this kind was " + outcome + " and recorded as nothing else; further ones are counted",
 	}})
@@ -487,7 +486,7 @@ func (t *Tracker) summary(s *SessionState) {
 	if !more || !s.Current.Open() {
 		return
 	}
-	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: map[string]any{
+	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails{
 		"normalization": map[string]any{"counts": map[string]int(s.Counts)},
 		"message":       "payloads of this session that became no event, by kind",
 	}})

@@ -143,7 +143,7 @@ func emitConfig(cmd *cli.Command) (*emitEvent, error) {
 }
 
 // parseDetails decodes one JSON object, keeping numbers as written.
-func parseDetails(s string) (map[string]any, error) {
+func parseDetails(s string) (jsonl.FreeDetails, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
 	dec.UseNumber()
 	var m map[string]any
