@@ -222,12 +222,19 @@ func Source(v *projection.ChildView) string {
 		s = "—"
 	}
 	switch {
-	case v.Lineage.AdoptedAt != "":
+	case Adopted(v):
 		s += " (adopted)"
 	case v.Lineage.External:
 		s += " (external)"
 	}
 	return s
+}
+
+// Adopted reports whether v is a process lcwrap adopts (observes by pid)
+// rather than one it started: an external child of lcwrap's own source,
+// or one shown as observed.
+func Adopted(v *projection.ChildView) bool {
+	return v.Display == "observed" || (v.Lineage.External && v.Source == "lcwrap")
 }
 
 // Command is the redacted command line, "—" when unknown.
@@ -268,9 +275,8 @@ func UnknownMark(v *projection.ChildView) string {
 // Why says why capability name is unknown for v: what lcwrap could and
 // could not see.
 func Why(v *projection.ChildView, name string) string {
-	adopted := v.Lineage.AdoptedAt != "" || v.Display == "observed"
 	switch {
-	case adopted:
+	case Adopted(v):
 		return "observed from outside (adopted by pid): only the process's presence is visible, so " + whatIsMissing(name) + " cannot be known"
 	case v.Lineage.External:
 		return "relayed by an external producer (a hook or a script) that did not declare it; what happened between its calls is not visible"

@@ -42,7 +42,7 @@ var columns = [NumCols]column{
 	ColStarted:  {title: "STARTED", max: 12},
 	ColDuration: {title: "DURATION", max: 8},
 	ColExit:     {title: "EXIT", max: 9},
-	ColSource:   {title: "SOURCE", max: 24},
+	ColSource:   {title: "SOURCE", max: 30},
 	ColCommand:  {title: "COMMAND", max: 48},
 }
 
