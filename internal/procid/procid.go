@@ -95,7 +95,11 @@ type Verdict struct {
 	Reason string
 }
 
-// Check compares a recorded identity with the process table t.
+// Check compares a recorded identity with the process table t. A start
+// time recorded in another clock (by the other build: see Clock) is
+// converted where the two can be related (Linux) and compared within a
+// tolerance; where they cannot, or disagree beyond it, a present pid is
+// Unknown, never Gone.
 func Check(t Table, id Identity) Verdict {
 	if id.Host != "" && id.Host != Host() {
 		return Verdict{Unknown, "recorded on host " + id.Host + ", this is " + Host()}
@@ -113,13 +117,20 @@ func Check(t Table, id Identity) Verdict {
 	case err != nil:
 		return Verdict{Unknown, "cannot inspect the pid: " + err.Error()}
 	}
-	if id.StartTime != 0 && info.StartTime != id.StartTime {
+	same, comparable := true, true
+	if id.StartTime != 0 {
+		same, comparable = sameStart(id, info)
+	}
+	switch {
+	case comparable && !same:
 		return Verdict{Gone, "the pid now belongs to a different process (start time differs)"}
-	}
-	if info.Zombie() {
+	case info.Zombie():
+		// Ours or not, the process that has the pid now has exited.
 		return Verdict{Gone, "the process has exited (zombie, not yet reaped)"}
-	}
-	if id.StartTime == 0 {
+	case !comparable:
+		return Verdict{Unknown, "a process has that pid, but its start time was recorded in " + id.clock().String() +
+			" and this build reads " + info.Clock.String() + ": they cannot be compared here"}
+	case id.StartTime == 0:
 		return Verdict{Unknown, "a process has that pid, but no start time was recorded to tell whether it is the same one"}
 	}
 	return Verdict{Alive, "the same process (pid and start time match)"}
