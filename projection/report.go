@@ -51,7 +51,7 @@ func (c Counts) MarshalJSON() ([]byte, error) {
 }
 
 // ChildView is one child as a reader shows it at one moment. Its JSON form
-// is part of `lcwrap status --json` (docs/readme/status.md).
+// is part of `lcwrap status --json` (docs/status.md).
 type ChildView struct {
 	ChildID string `json:"childId"`
 	// State is the projected contract state; nil when no event has said.

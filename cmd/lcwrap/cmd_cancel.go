@@ -16,7 +16,7 @@ import (
 	"github.com/lcwrap/lcwrap/projection"
 )
 
-// The exit codes of lcwrap cancel (docs/readme/adapter.md). Every refusal
+// The exit codes of lcwrap cancel (docs/orchestrator.md). Every refusal
 // happens before anything is sent.
 const (
 	exitCancelTimeout = 1 // --wait: the request was sent, the child has not ended yet

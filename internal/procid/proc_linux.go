@@ -61,6 +61,7 @@ func parseStat(pid int, b []byte) (Info, error) {
 	}
 	info.PPID, _ = strconv.Atoi(f[1])
 	info.PGID, _ = strconv.Atoi(f[2])
+	info.SID, _ = strconv.Atoi(f[3])
 	st, err := strconv.ParseUint(f[19], 10, 64)
 	if err != nil {
 		return Info{}, fmt.Errorf("procid: bad start time in /proc/%d/stat", pid)

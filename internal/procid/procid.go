@@ -54,6 +54,7 @@ type Info struct {
 	PID       int
 	PPID      int
 	PGID      int
+	SID       int  // session id (0 when unknown)
 	State     byte // 'R', 'S', 'Z', ... ('?' when unknown)
 	StartTime uint64
 	Clock     Clock // StartTime's unit
