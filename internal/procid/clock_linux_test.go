@@ -21,10 +21,11 @@ func TestCheckAcrossClocks(t *testing.T) {
 	}
 	const ticks = 123456
 	ms := btime*1000 + ticks*10
-	fake := &FakeTable{}
-	fake.Set(100, Info{StartTime: ticks, Clock: ClockTicks, State: 'S'})
-	fake.Set(101, Info{StartTime: ms, Clock: ClockUnixMs, State: 'S'})
-	fake.Set(102, Info{StartTime: ms, Clock: ClockUnixMs, State: 'Z'})
+	fake := &FakeTable{Procs: map[int]Info{ // both clocks, whatever this build's
+		100: {PID: 100, StartTime: ticks, Clock: ClockTicks, State: 'S'},
+		101: {PID: 101, StartTime: ms, Clock: ClockUnixMs, State: 'S'},
+		102: {PID: 102, StartTime: ms, Clock: ClockUnixMs, State: 'Z'},
+	}}
 	cases := []struct {
 		name string
 		id   Identity

@@ -203,12 +203,16 @@ func (f *FakeTable) Stat(pid int) (Info, error) {
 	return Info{}, ErrNoProcess
 }
 
-// Set replaces a pid's entry (simulating exit, zombie or reuse).
+// Set replaces a pid's entry (simulating exit, zombie or reuse). Its
+// start time is in this build's clock unless info names another.
 func (f *FakeTable) Set(pid int, info Info) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Procs == nil {
 		f.Procs = map[int]Info{}
+	}
+	if info.Clock == ClockTicks {
+		info.Clock = nativeClock
 	}
 	info.PID = pid
 	f.Procs[pid] = info
