@@ -148,7 +148,7 @@ func TestTrackerProcessEndLosesOpenChildrenOnce(t *testing.T) {
 	tr, sink := newTracker(t, Config{Parent: "p", RunTag: "r1"})
 	tr.Apply(Observe(Observation{Kind: PromptSubmitted, Session: "0123456789abcdef", Native: "UserPromptSubmit"}))
 	tr.Apply(Observe(Observation{Kind: SubagentStarted, Session: "0123456789abcdef", Agent: "ag", Native: "SubagentStart"}))
-	extra := tr.End(ProcessEnd{ChildID: "p", Details: map[string]any{"exit": map[string]any{"code": 1}}})
+	extra := tr.End(ProcessEnd{ChildID: "p", Exit: jsonl.ExitCode(1)})
 	if extra == nil {
 		t.Fatal("no details for the process")
 	}
@@ -206,7 +206,7 @@ func TestTrackerNormalizationCounts(t *testing.T) {
 	if summary["unrecognized:Mystery"] != float64(3) || summary["ignored:bookkeeping"] != float64(3) || summary[OtherKind] == nil {
 		t.Fatalf("summary %v", summary)
 	}
-	if extra := tr.End(ProcessEnd{}); extra["unattributed"] == nil {
+	if extra := tr.End(ProcessEnd{}); extra == nil || extra.Unattributed == nil {
 		t.Fatalf("the payload without a session must be reported: %v", extra)
 	}
 }
