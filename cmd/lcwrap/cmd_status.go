@@ -89,6 +89,7 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		js := &journalSource{t: projection.NewTracker(path)}
 		if cmd.Bool("reconcile") {
 			js.r = projection.NewReconciler(js.t, opts, procid.System, time.Now)
+			defer js.r.Close()
 		}
 		src = js
 	}
@@ -348,6 +349,7 @@ func reconcileAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		return exitCode(exitRefused, "snapshot %s refused: complete is not true, and an incomplete view can neither correct a child nor prove one absent; nothing was appended", name)
 	}
 	r := projection.NewReconciler(projection.NewTracker(path), opts, procid.System, time.Now)
+	defer r.Close()
 	plan, err := r.Snapshot(ctx, s, int(cmd.Int("grace")))
 	printPlan(std, s, plan)
 	if err != nil {
