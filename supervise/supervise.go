@@ -25,12 +25,11 @@ const (
 )
 
 // Environment variables lcwrap sets for the child: an lcwrap started
-// inside it takes them as its parent and root (EnvJournal is set by the
-// caller, which knows the journal).
+// inside it takes them as its parent and root (journal.EnvPath is set by
+// the caller, which knows the journal).
 const (
 	EnvChildID     = "LCWRAP_CHILD_ID"
 	EnvRootChildID = "LCWRAP_ROOT_CHILD_ID"
-	EnvJournal     = "LCWRAP_JOURNAL"
 )
 
 // maxPids bounds the pids listed in a leftovers report (count is exact).

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/journal"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/redact"
 	"github.com/lcwrap/lcwrap/supervise"
@@ -111,7 +112,7 @@ func runAction(std stdio) cli.ActionFunc {
 		}
 		if set.JournalPath != "" {
 			if abs, err := filepath.Abs(set.JournalPath); err == nil {
-				cfg.ExtraEnv = append(cfg.ExtraEnv, supervise.EnvJournal+"="+abs)
+				cfg.ExtraEnv = append(cfg.ExtraEnv, journal.EnvPath+"="+abs)
 			}
 		}
 		// The child gets lcwrap's own stdio, unless events share a stream
