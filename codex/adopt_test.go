@@ -114,7 +114,7 @@ func TestRealAdoptInteractive(t *testing.T) {
 	if !proven {
 		t.Errorf("no diagnostic with the rollout proof on the adopted child")
 	}
-	for _, want := range []string{"created created", "state_changed running prompt submitted", "exec_command: echo adopt-marker", "state_changed waiting", "terminal lost"} {
+	for _, want := range []string{"created created", "activity  prompt submitted", "exec_command: echo adopt-marker", "state_changed waiting", "terminal lost"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q among the session's events:\n%s", want, all)
 		}
