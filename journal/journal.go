@@ -261,6 +261,30 @@ func (j *Journal) Append(lines [][]byte, sync bool) (int64, error) {
 	return j.append(sync, func() ([][]byte, error) { return events, nil })
 }
 
+// Ready checks that the journal takes appends now: it takes the lock
+// (healing a dead writer's torn tail like Append) and releases it,
+// appending nothing.
+//
+// Outcomes: nil; those of Append (a *LockTimeoutError, a *BlockedError,
+// ...).
+func (j *Journal) Ready() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.refs == 0 {
+		return ErrClosed
+	}
+	if err := j.catchUp(false); err != nil {
+		return err
+	}
+	_, err := j.appendLocked(func() ([][]byte, error) { return nil, errReady })
+	if errors.Is(err, errReady) {
+		return nil
+	}
+	return err
+}
+
+var errReady = errors.New("ready")
+
 // Key names one sequence space: (source, sourceEpoch, childId).
 type Key struct {
 	Source, SourceEpoch, ChildID string
