@@ -19,6 +19,7 @@ build:
 test: vet fmt-check
 	$(GO) test -race -count=1 $(PKGS)
 	$(GO) test -race -count=1 -tags lcwrap_gopsutil ./internal/procid ./adopt
+	$(GO) test -race -count=1 -tags '$(BUILD_TAGS)' -run '^(TestHelp|TestRootHelp)' ./cmd/lcwrap
 
 vet:
 	$(GO) vet $(PKGS)
@@ -39,6 +40,7 @@ fuzz:
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:

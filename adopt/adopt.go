@@ -217,31 +217,25 @@ func (p *Process) Record(e *emit.Emitter, childID string, lineage jsonl.Lineage)
 	if _, err := c.Emit(emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: p.details()}); err != nil {
 		return nil, err
 	}
-	if _, err := c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: map[string]any{"limits": limits}}); err != nil {
+	if _, err := c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.LimitsDiagnostic{Limits: limits}}); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func (p *Process) details() map[string]any {
-	d := map[string]any{
-		"pid":         p.id.PID,
-		"startTime":   p.id.StartTime,
-		"executable":  "unknown",
-		"command":     "unknown",
-		"observation": "process-presence",
-	}
-	if p.id.BootID != "" {
-		d["bootId"] = p.id.BootID
-	}
-	if p.id.Host != "" {
-		d["host"] = p.id.Host
+func (p *Process) details() jsonl.AdoptedCreated {
+	d := jsonl.AdoptedCreated{
+		PID:         p.id.PID,
+		StartTime:   p.id.StartTime,
+		StartClock:  string(p.id.Clock),
+		BootID:      p.id.BootID,
+		Host:        p.id.Host,
+		Executable:  "unknown",
+		Command:     jsonl.Command(p.argv), // nil: "unknown"
+		Observation: "process-presence",
 	}
 	if p.exe != "" {
-		d["executable"] = p.exe
-	}
-	if p.argv != nil {
-		d["command"] = p.argv
+		d.Executable = p.exe
 	}
 	return d
 }
@@ -260,18 +254,18 @@ func (p *Process) details() map[string]any {
 func (p *Process) Follow(ctx context.Context, c *emit.Child) (procid.Verdict, error) {
 	v, err := p.wait(ctx)
 	if err != nil {
-		_, eerr := c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: map[string]any{
-			"observation":  "ended",
-			"processState": "unknown",
-			"reason":       err.Error(),
+		_, eerr := c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.ObservationEnded{
+			Observation:  "ended",
+			ProcessState: "unknown",
+			Reason:       err.Error(),
 		}})
 		return v, errors.Join(err, eerr)
 	}
-	_, err = c.Emit(emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: map[string]any{
-		"claim":       "process-exit-status-only",
-		"observation": "process-exited",
-		"exitStatus":  "unknown",
-		"check":       v.Reason,
+	_, err = c.Emit(emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: jsonl.Terminal{
+		Claim:       jsonl.ClaimExitStatusOnly,
+		Observation: "process-exited",
+		ExitStatus:  "unknown",
+		Check:       v.Reason,
 	}})
 	return v, err
 }

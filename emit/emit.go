@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -205,7 +204,9 @@ type Spec struct {
 	Kind     jsonl.Kind
 	State    jsonl.State
 	Activity string
-	Details  map[string]any
+	// Details is one of the typed shapes of jsonl (docs/events.md), or
+	// jsonl.FreeDetails for details a caller supplied; nil for none.
+	Details jsonl.Details
 }
 
 // Emit builds, redacts, validates and writes one event. It returns the
@@ -215,6 +216,25 @@ type Spec struct {
 func (c *Child) Emit(s Spec) (jsonl.Event, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	ev, line, err := c.build(s, c.seq+1)
+	if err != nil {
+		return ev, err
+	}
+	c.seq++
+	c.e.write(&ev, line)
+	return ev, nil
+}
+
+// Build makes the event Emit would write next, and its line (newline
+// included), without writing it or using its sequence number. Outcomes:
+// those of Emit, nothing written either way.
+func (c *Child) Build(s Spec) (jsonl.Event, []byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.build(s, c.seq+1)
+}
+
+func (c *Child) build(s Spec, seq int64) (jsonl.Event, []byte, error) {
 	ev := jsonl.Event{
 		SchemaVersion: jsonl.SchemaVersion,
 		Source:        c.e.source,
@@ -224,30 +244,24 @@ func (c *Child) Emit(s Spec) (jsonl.Event, error) {
 		Kind:          s.Kind,
 		State:         s.State,
 		ObservedAt:    Timestamp(c.e.now()),
-		Sequence:      jsonl.Int64(c.seq + 1),
+		Sequence:      jsonl.Int64(seq),
 		Activity:      jsonl.CutRunes(redact.Text(s.Activity), jsonl.MaxActivity),
 		Capabilities:  c.caps,
 	}
-	ev.EventID = fmt.Sprintf("%s/%s/%d", ev.SourceEpoch, ev.ChildID, *ev.Sequence)
+	ev.EventID = fmt.Sprintf("%s/%s/%d", ev.SourceEpoch, ev.ChildID, seq)
 	if s.Details != nil {
-		d, err := marshal(redact.Value(s.Details))
+		d, err := jsonl.MarshalDetails(s.Details) // redacted on the way
 		if err != nil {
-			return ev, fmt.Errorf("emit: details of %s event: %w", s.Kind, err)
+			return ev, nil, fmt.Errorf("emit: details of %s event: %w", s.Kind, err)
 		}
 		ev.Details = d
 	}
 	if err := ev.Validate(); err != nil {
-		return ev, fmt.Errorf("emit: refusing to write an invalid %s event: %w", s.Kind, err)
+		return ev, nil, fmt.Errorf("emit: refusing to write an invalid %s event: %w", s.Kind, err)
 	}
 	line, err := ev.Marshal()
 	if err != nil {
-		return ev, fmt.Errorf("emit: encoding %s event: %w", s.Kind, err)
+		return ev, nil, fmt.Errorf("emit: encoding %s event: %w", s.Kind, err)
 	}
-	c.seq++
-	c.e.write(&ev, append(line, '\n'))
-	return ev, nil
-}
-
-func marshal(v any) (json.RawMessage, error) {
-	return jsonl.AppendValue(make([]byte, 0, 256), v)
+	return ev, append(line, '\n'), nil
 }

@@ -45,7 +45,7 @@ func TestEmitSequenceIdentityAndLines(t *testing.T) {
 		{Kind: jsonl.KindCreated, State: jsonl.StateCreated},
 		{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting},
 		{Kind: jsonl.KindHeartbeat},
-		{Kind: jsonl.KindTerminal, State: jsonl.StateCompleted, Details: map[string]any{"exit": map[string]any{"code": 0}}},
+		{Kind: jsonl.KindTerminal, State: jsonl.StateCompleted, Details: jsonl.FreeDetails{"exit": map[string]any{"code": 0}}},
 	}
 	for _, s := range kinds {
 		if _, err := c.Emit(s); err != nil {
@@ -113,7 +113,7 @@ func TestEmitRedactsAndCuts(t *testing.T) {
 	_, err := c.Emit(Spec{
 		Kind:     jsonl.KindActivity,
 		Activity: "export API_TOKEN=abcdef123 " + strings.Repeat("x", 600),
-		Details:  map[string]any{"password": "hunter2", "note": "Bearer abcdefghijkl"},
+		Details:  jsonl.FreeDetails{"password": "hunter2", "note": "Bearer abcdefghijkl"},
 	})
 	if err != nil {
 		t.Fatal(err)

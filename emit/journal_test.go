@@ -32,7 +32,7 @@ func TestJournalSinkWritesInOrder(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		c.Emit(Spec{Kind: jsonl.KindActivity, Activity: fmt.Sprint("step ", i)})
 	}
-	c.Emit(Spec{Kind: jsonl.KindTerminal, State: jsonl.StateFailed, Details: map[string]any{"exit": map[string]any{"code": 1}}})
+	c.Emit(Spec{Kind: jsonl.KindTerminal, State: jsonl.StateFailed, Details: jsonl.FreeDetails{"exit": map[string]any{"code": 1}}})
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}

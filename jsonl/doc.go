@@ -2,6 +2,15 @@
 // (LifecycleEvent, Lineage, capabilities, AuthoritativeSnapshot), validates
 // and normalizes them, and reads JSON Lines streams with bounded memory.
 //
+// # Vocabulary
+//
+// The details of every event lcwrap writes have a type here (details.go,
+// docs/events.md), encoded without reflection by Object and decoded by
+// readers with encoding/json: one set of types for writers and readers.
+// The contract's state machine is one table (transition.go): producers
+// take a subset of its edges, readers apply all of it, and a refused
+// change is a *TransitionError.
+//
 // # Validation
 //
 // Parse and Event.Validate apply the contract's rules: the required fields;

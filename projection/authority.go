@@ -144,25 +144,16 @@ func NewCancelRecorder(t *Tracker, opts journal.Options, now func() time.Time, a
 // is in the journal; a *journal.BlockedError or another open or append
 // error (then nothing may be sent).
 func (r *CancelRecorder) Requested(reason string, by procid.Identity, signal string) error {
-	d := map[string]any{
-		"request":     "cancel",
-		"requestedBy": by,
-		"wrapper":     r.a.Wrapper,
-		"signal":      signal,
-	}
-	if reason != "" {
-		d["reason"] = reason
-	}
+	d := jsonl.CancelRequested{Request: "cancel", RequestedBy: by, Wrapper: r.a.Wrapper, Signal: signal, Reason: reason}
 	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d}}})
 }
 
 // NotDelivered appends the diagnostic event that says the recorded request
 // did not reach the wrapper, and why. Outcomes: those of Requested.
 func (r *CancelRecorder) NotDelivered(why error) error {
-	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: map[string]any{
-		"request":   "cancel",
-		"delivered": false,
-		"error":     why.Error(),
+	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.CancelNotDelivered{
+		Request: "cancel",
+		Error:   why.Error(),
 	}}}})
 }
 

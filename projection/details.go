@@ -1,67 +1,56 @@
 package projection
 
 import (
-	"encoding/json"
-
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // facts are the parts of event details (docs/events.md) the projection
-// reads. Details are additive: they feed identities, the command, the
-// heartbeat interval, the exit and the omission count, never state, order
-// or identity of the event itself. Details that do not decode are no
-// facts at all.
+// reads, decoded into the contract's own types (jsonl), the ones every
+// writer encodes. Details are additive: they feed identities, the command,
+// the heartbeat interval, the exit and the omission count, never state,
+// order or identity of the event itself. Details that do not decode as
+// their kind's shape are no facts at all.
 type facts struct {
-	Command             json.RawMessage  `json:"command"` // argv, or the string "unknown"
-	HeartbeatIntervalMs int64            `json:"heartbeatIntervalMs"`
-	Wrapper             *procid.Identity `json:"wrapper"`
-	// An adopted process's identity is flat in its created details.
-	PID         int    `json:"pid"`
-	StartTime   uint64 `json:"startTime"`
-	BootID      string `json:"bootId"`
-	Host        string `json:"host"`
-	Observation string `json:"observation"`
+	Command             []string // nil when unknown
+	HeartbeatIntervalMs int64
+	Wrapper             *procid.Identity
+	Process             *procid.Identity // an adopted process's (flat in its created details)
+	Observation         string
 
-	Child        *procid.Identity `json:"child"`
-	Exit         *Exit            `json:"exit"`
-	ChildProcess *ProcessCheck    `json:"childProcess"`
-	Omission     *OmissionRecord  `json:"omission"`
+	Child        *procid.Identity
+	Exit         *jsonl.Exit
+	ChildProcess *ProcessCheck
+	Omission     *OmissionRecord
 }
 
-// Exit is how a process ended, as its terminal event reports it: a code, a
-// signal, or a status ("unknown"). It says nothing about whether the task
-// succeeded.
+// Exit is how a process ended, as a view reports it: a code, a signal, or
+// a status ("unknown"). It says nothing about whether the task succeeded.
 type Exit struct {
 	Code   *int   `json:"code,omitempty"`
 	Signal string `json:"signal,omitempty"`
 	Status string `json:"status,omitempty"`
 }
 
-// ProcessCheck is one identity check: which process, and what the process
-// table said about it.
-type ProcessCheck struct {
-	Identity procid.Identity `json:"identity"`
-	Status   string          `json:"status"` // alive | gone | unknown
-	Reason   string          `json:"reason"`
+func exitOf(e *jsonl.Exit) *Exit {
+	if e == nil {
+		return nil
+	}
+	return &Exit{Code: e.Code, Signal: e.Signal, Status: e.Status}
 }
 
+// ProcessCheck is one identity check: which process, and what the process
+// table said about it.
+type ProcessCheck = jsonl.ProcessCheck
+
 // OmissionRecord is a diagnostic's account of complete snapshots that
-// left a non-terminal child out (docs/events.md): how many in a row, and
-// whether that passed the grace count.
-type OmissionRecord struct {
-	SnapshotID        string `json:"snapshotId"`
-	SnapshotSource    string `json:"snapshotSource"`
-	SnapshotEpoch     string `json:"snapshotEpoch"`
-	ConsecutiveMisses int    `json:"consecutiveMisses"`
-	Grace             int    `json:"grace"`
-	Intent            string `json:"intent,omitempty"` // IntentStaleUnknown once misses reach grace
-}
+// left a non-terminal child out (docs/events.md).
+type OmissionRecord = jsonl.Omission
 
 // IntentStaleUnknown is what a child omitted by grace consecutive complete
 // snapshots becomes: stale, its state unknown — never lost by omission
 // alone.
-const IntentStaleUnknown = "stale-unknown"
+const IntentStaleUnknown = jsonl.IntentStaleUnknown
 
 // readFacts decodes the details of the kinds whose details the projection
 // uses. It returns nil for other kinds, for no details and for details
@@ -71,31 +60,26 @@ func readFacts(ev *jsonl.Event) *facts {
 		return nil
 	}
 	switch ev.Kind {
-	case jsonl.KindCreated, jsonl.KindStateChanged, jsonl.KindTerminal, jsonl.KindDiagnostic:
-	default:
-		return nil
+	case jsonl.KindCreated:
+		launched, ok := jsonl.DecodeDetails[jsonl.Created](ev.Details)
+		adopted, ok2 := jsonl.DecodeDetails[jsonl.AdoptedCreated](ev.Details)
+		if !ok || !ok2 {
+			return nil
+		}
+		return &facts{Command: launched.Command, HeartbeatIntervalMs: launched.HeartbeatIntervalMs,
+			Wrapper: launched.Wrapper, Process: adopted.Identity(), Observation: adopted.Observation}
+	case jsonl.KindStateChanged:
+		if d, ok := jsonl.DecodeDetails[jsonl.StateChanged](ev.Details); ok {
+			return &facts{Child: d.Child}
+		}
+	case jsonl.KindTerminal:
+		if d, ok := jsonl.DecodeDetails[jsonl.Terminal](ev.Details); ok {
+			return &facts{Exit: d.Exit, ChildProcess: d.ChildProcess}
+		}
+	case jsonl.KindDiagnostic:
+		if d, ok := jsonl.DecodeDetails[jsonl.OmissionDiagnostic](ev.Details); ok {
+			return &facts{Omission: d.Omission}
+		}
 	}
-	var f facts
-	if json.Unmarshal(ev.Details, &f) != nil {
-		return nil
-	}
-	return &f
-}
-
-// command returns the recorded argv, or nil when it is unknown.
-func (f *facts) command() []string {
-	var argv []string
-	if json.Unmarshal(f.Command, &argv) != nil {
-		return nil
-	}
-	return argv
-}
-
-// process returns the adopted process's identity when the details hold
-// one.
-func (f *facts) process() *procid.Identity {
-	if f.PID <= 0 {
-		return nil
-	}
-	return &procid.Identity{PID: f.PID, StartTime: f.StartTime, BootID: f.BootID, Host: f.Host}
+	return nil
 }

@@ -110,23 +110,17 @@ func processCheck(t procid.Table, id procid.Identity) ProcessCheck {
 
 // lostDetails are the details of the terminal lost event for a finding
 // (docs/events.md, "Reconciliation").
-func (f *Finding) lostDetails() map[string]any {
-	rec := map[string]any{
-		"checked":  f.Checked,
-		"identity": f.Check.Identity,
-		"result":   f.Check.Status,
-		"reason":   f.Check.Reason,
+func (f *Finding) lostDetails() jsonl.Terminal {
+	return jsonl.Terminal{
+		Reconciliation: &jsonl.Reconciliation{
+			Checked:     f.Checked,
+			Identity:    f.Check.Identity,
+			Result:      f.Check.Status,
+			Reason:      f.Check.Reason,
+			StaleReason: f.StaleReason,
+		},
+		Claim:        jsonl.ClaimExitStatusOnly,
+		ExitStatus:   "unknown",
+		ChildProcess: f.ChildProcess,
 	}
-	if f.StaleReason != "" {
-		rec["staleReason"] = f.StaleReason
-	}
-	d := map[string]any{
-		"reconciliation": rec,
-		"claim":          "process-exit-status-only",
-		"exitStatus":     "unknown",
-	}
-	if f.ChildProcess != nil {
-		d["childProcess"] = f.ChildProcess
-	}
-	return d
 }

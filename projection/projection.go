@@ -54,7 +54,7 @@ type Outcome struct {
 	// Changed says the child's state changed.
 	Changed bool
 	// Err says why, for Conflict (wrapping ErrConflict), IllegalTransition
-	// and TerminalImmutable (a *TransitionError).
+	// and TerminalImmutable (a *jsonl.TransitionError).
 	Err error
 }
 
@@ -286,10 +286,10 @@ func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
 		if !c.created {
 			c.created, c.origin, c.firstAt = true, sp, at
 			if f != nil {
-				c.command = f.command()
+				c.command = f.Command
 				c.intervalMs = f.HeartbeatIntervalMs
 				c.wrapper = f.Wrapper
-				c.process = f.process()
+				c.process = f.Process
 				c.observed = f.Observation == "process-presence"
 			}
 		}
@@ -310,14 +310,14 @@ func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
 	var err error
 	switch {
 	case c.state.Terminal():
-		err = &TransitionError{From: c.state, To: ev.State}
+		err = &jsonl.TransitionError{From: c.state, To: ev.State}
 	case ev.Kind == jsonl.KindReconciliation, c.state == "":
 		// A correction is not bound by the table; a child whose state
 		// is unknown may be in any state.
 	case sequenced && !sp.gapFree(seq):
-		err = Reachable(c.state, ev.State)
+		err = jsonl.Reachable(c.state, ev.State)
 	default:
-		err = Transition(c.state, ev.State)
+		err = jsonl.Transition(c.state, ev.State)
 	}
 	if err != nil {
 		out.Err = err
@@ -337,7 +337,7 @@ func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
 	if ev.State.Terminal() {
 		c.endedAt, c.endedBy = at, ev.Source
 		if f != nil {
-			c.exit = f.Exit
+			c.exit = exitOf(f.Exit)
 			c.childStatus = f.ChildProcess
 		}
 	}

@@ -70,20 +70,20 @@ func TestIllegalTransitionsRejected(t *testing.T) {
 	}
 	for _, from := range jsonl.States {
 		for _, to := range jsonl.States {
-			err := Transition(from, to)
+			err := jsonl.Transition(from, to)
 			if legal[[2]jsonl.State{from, to}] {
 				if err != nil {
 					t.Errorf("%s → %s: %v, want legal", from, to, err)
 				}
 				continue
 			}
-			var te *TransitionError
+			var te *jsonl.TransitionError
 			if !errors.As(err, &te) || te.From != from || te.To != to {
 				t.Fatalf("%s → %s: %v, want a TransitionError naming both", from, to, err)
 			}
-			want := ErrIllegalTransition
+			want := jsonl.ErrIllegalTransition
 			if from.Terminal() {
-				want = ErrTerminalImmutable
+				want = jsonl.ErrTerminalImmutable
 			}
 			if !errors.Is(err, want) {
 				t.Errorf("%s → %s: %v does not wrap %v", from, to, err, want)
@@ -103,7 +103,7 @@ func TestIllegalTransitionsRejected(t *testing.T) {
 	apply(t, p, ev("c", 6, jsonl.KindStateChanged, running), Applied)
 	apply(t, p, ev("c", 7, jsonl.KindTerminal, completed), Applied)
 	out = apply(t, p, ev("c", 8, jsonl.KindStateChanged, running), TerminalImmutable)
-	if !errors.Is(out.Err, ErrTerminalImmutable) {
+	if !errors.Is(out.Err, jsonl.ErrTerminalImmutable) {
 		t.Fatalf("revival: %v", out.Err)
 	}
 	apply(t, p, ev("c", 9, jsonl.KindTerminal, failed), TerminalImmutable)

@@ -47,7 +47,7 @@ func genStream(rng *rand.Rand, n int) []jsonl.Event {
 				add(jsonl.KindDiagnostic, "", map[string]any{"note": "x"})
 			case 3:
 				var choices []jsonl.State
-				for _, s := range edges[state] {
+				for _, s := range jsonl.Successors(state) {
 					if !s.Terminal() {
 						choices = append(choices, s)
 					}
@@ -59,7 +59,7 @@ func genStream(rng *rand.Rand, n int) []jsonl.Event {
 		ended := rng.IntN(10) < 6
 		if ended {
 			var terms []jsonl.State
-			for _, s := range edges[state] {
+			for _, s := range jsonl.Successors(state) {
 				if s.Terminal() {
 					terms = append(terms, s)
 				}

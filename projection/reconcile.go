@@ -149,7 +149,7 @@ func (r *Reconciler) snapshot(s jsonl.Snapshot, grace int) (Plan, error) {
 		events = append(events, pending{cr.target, emit.Spec{Kind: jsonl.KindReconciliation, State: cr.After, Details: cr.details(s)}})
 	}
 	for _, o := range plan.Omissions {
-		events = append(events, pending{o.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: map[string]any{"omission": o.Record}}})
+		events = append(events, pending{o.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.OmissionDiagnostic{Omission: &o.Record}}})
 	}
 	return plan, r.append(events)
 }

@@ -152,16 +152,12 @@ func (c *child) newerThan(s jsonl.Snapshot, sc jsonl.SnapshotChild) bool {
 
 // correctionDetails are the details of a reconciliation event
 // (docs/events.md, "Reconciliation").
-func (cr *Correction) details(s jsonl.Snapshot) map[string]any {
-	var before any
-	if cr.Before != "" {
-		before = string(cr.Before)
-	}
-	return map[string]any{
-		"before":         before,
-		"after":          string(cr.After),
-		"snapshotId":     s.SnapshotID,
-		"snapshotSource": s.Source,
-		"snapshotEpoch":  s.SourceEpoch,
+func (cr *Correction) details(s jsonl.Snapshot) jsonl.Correction {
+	return jsonl.Correction{
+		Before:         string(cr.Before),
+		After:          string(cr.After),
+		SnapshotID:     s.SnapshotID,
+		SnapshotSource: s.Source,
+		SnapshotEpoch:  s.SourceEpoch,
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/redact"
 )
 
 // SnapshotSource is the source of the snapshots `lcwrap snapshot` builds.
@@ -98,13 +97,13 @@ func (t *Tracker) BuildSnapshot(table procid.Table, now time.Time, reason string
 // check decides one child's entry: its state and details, or why it
 // cannot be covered.
 func (it snapshotItem) check(table procid.Table, blockedAt int64) (jsonl.SnapshotChild, string) {
-	d := map[string]any{}
+	var d jsonl.SnapshotDetails
 	if it.source != nil {
-		d["lifecycleSource"] = map[string]any{"source": it.source.source, "sourceEpoch": it.source.epoch}
+		d.LifecycleSource = &jsonl.LifecycleSource{Source: it.source.source, SourceEpoch: it.source.epoch}
 	}
 	switch {
 	case it.state.Terminal():
-		d["checked"], d["result"], d["reason"] = "none", "ended", "terminal states are final: nothing to check"
+		d.Checked, d.Result, d.Reason = "none", "ended", "terminal states are final: nothing to check"
 		return jsonl.SnapshotChild{State: it.state, Details: details(d)}, ""
 	case blockedAt > 0:
 		return jsonl.SnapshotChild{}, fmt.Sprintf("the journal is blocked at line %d: its later events are unread", blockedAt)
@@ -114,10 +113,8 @@ func (it snapshotItem) check(table procid.Table, blockedAt int64) (jsonl.Snapsho
 		return jsonl.SnapshotChild{}, "events of it are missing (a sequence gap): its state may be behind"
 	}
 	f := it.cd.check(table)
-	d["checked"], d["identity"], d["result"], d["reason"] = f.Checked, f.Check.Identity, f.Check.Status, f.Check.Reason
-	if f.ChildProcess != nil {
-		d["childProcess"] = f.ChildProcess
-	}
+	d.Checked, d.Identity, d.Result, d.Reason = f.Checked, &f.Check.Identity, f.Check.Status, f.Check.Reason
+	d.ChildProcess = f.ChildProcess
 	switch {
 	case f.Check.Status == procid.Alive.String():
 		return jsonl.SnapshotChild{State: it.state, Details: details(d)}, ""
@@ -131,7 +128,7 @@ func (it snapshotItem) check(table procid.Table, blockedAt int64) (jsonl.Snapsho
 
 // details encodes snapshot details, redacted. They hold only strings,
 // numbers and identities, so encoding cannot fail.
-func details(d map[string]any) json.RawMessage {
-	b, _ := json.Marshal(redact.Value(d))
+func details(d jsonl.SnapshotDetails) json.RawMessage {
+	b, _ := jsonl.MarshalDetails(d)
 	return b
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // What becomes activity (Config.Activity).
@@ -131,7 +133,7 @@ func (a *outputActivity) emit(rec *recorder) {
 	a.fresh = false
 	a.mu.Unlock()
 	if fresh {
-		rec.activity(text, map[string]any{"output": from})
+		rec.activity(text, jsonl.Activity{Output: from})
 		a.last = time.Now()
 	}
 }

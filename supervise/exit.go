@@ -21,15 +21,11 @@ const (
 	ExitUnknown       = 125 // the child's exit status could not be read
 )
 
-// claim is stated by every terminal event: what lcwrap saw is a process
-// exit status, nothing more.
-const claim = "process-exit-status-only"
-
 // Who made a cancel request (details.cancel.by).
 const (
-	bySignal       = "signal"
-	byTimeout      = "timeout"
-	byReadyTimeout = "ready-timeout"
+	bySignal       = jsonl.CancelBySignal
+	byTimeout      = jsonl.CancelByTimeout
+	byReadyTimeout = jsonl.CancelByReadyTimeout
 )
 
 // exitStatus is how the main child ended.
@@ -57,14 +53,14 @@ func (e exitStatus) shellCode() int {
 	return e.code
 }
 
-func (e exitStatus) details() map[string]any {
+func (e exitStatus) details() *jsonl.Exit {
 	if e.unknown != nil {
-		return map[string]any{"status": "unknown", "error": e.unknown.Error()}
+		return &jsonl.Exit{Status: "unknown", Error: e.unknown.Error()}
 	}
 	if e.signaled {
-		return map[string]any{"signal": signalName(e.signal), "signalNumber": int(e.signal), "coreDumped": e.core}
+		return &jsonl.Exit{Signal: signalName(e.signal), SignalNumber: int(e.signal), CoreDumped: e.core}
 	}
-	return map[string]any{"code": e.code}
+	return jsonl.ExitCode(e.code)
 }
 
 // cancelRequest is the first cancel request lcwrap delivered.
@@ -74,8 +70,8 @@ type cancelRequest struct {
 	at     time.Time
 }
 
-func (c *cancelRequest) details() map[string]any {
-	return map[string]any{"signal": signalName(c.signal), "by": c.by, "at": emit.Timestamp(c.at)}
+func (c *cancelRequest) details() *jsonl.Cancel {
+	return &jsonl.Cancel{Signal: signalName(c.signal), By: c.by, At: emit.Timestamp(c.at)}
 }
 
 // outcome is the exit translation table of DESIGN.md: the terminal state

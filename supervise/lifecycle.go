@@ -8,9 +8,12 @@ import (
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
-// edges is a launched child's lifecycle: every legal transition, and no
-// other. The empty state is "no event yet".
-var edges = map[jsonl.State][]jsonl.State{
+// launchedEdges narrows the contract's table (jsonl.Transition) to the
+// edges lcwrap itself takes for a child it launched. The empty state is
+// "no event yet". It never writes created → cancelled or lost (a child
+// that never started failed to start) nor starting → waiting (waiting
+// comes only from a running child's LCWRAP_STATE).
+var launchedEdges = map[jsonl.State][]jsonl.State{
 	"":                  {jsonl.StateCreated},
 	jsonl.StateCreated:  {jsonl.StateStarting, jsonl.StateFailed},
 	jsonl.StateStarting: {jsonl.StateRunning, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
@@ -18,18 +21,13 @@ var edges = map[jsonl.State][]jsonl.State{
 	jsonl.StateWaiting:  {jsonl.StateRunning, jsonl.StateCompleted, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
 }
 
-// TransitionError is an illegal lifecycle edge: a bug in the caller. No
-// event is written for it.
-type TransitionError struct {
-	From, To jsonl.State
-}
-
-func (e *TransitionError) Error() string {
-	from := e.From
-	if from == "" {
-		from = "(none)"
+// transition checks one edge lcwrap is about to write: outcomes nil, or a
+// *jsonl.TransitionError (a bug in the caller; no event is written).
+func transition(from, to jsonl.State) error {
+	if !slices.Contains(launchedEdges[from], to) {
+		return &jsonl.TransitionError{From: from, To: to}
 	}
-	return fmt.Sprintf("supervise: illegal transition %s → %s", from, e.To)
+	return nil
 }
 
 // recorder is the one place lifecycle events are made. It is owned by the
@@ -42,9 +40,9 @@ type recorder struct {
 
 // to records a transition: created is a created event, a terminal state a
 // terminal event, anything else a state_changed event.
-func (r *recorder) to(s jsonl.State, details map[string]any) {
-	if !slices.Contains(edges[r.state], s) {
-		r.fail(&TransitionError{From: r.state, To: s})
+func (r *recorder) to(s jsonl.State, details jsonl.Details) {
+	if err := transition(r.state, s); err != nil {
+		r.fail(fmt.Errorf("supervise: %w", err))
 		return
 	}
 	kind := jsonl.KindStateChanged
@@ -62,16 +60,16 @@ func (r *recorder) to(s jsonl.State, details map[string]any) {
 func (r *recorder) heartbeat() { r.emit(emit.Spec{Kind: jsonl.KindHeartbeat}) }
 
 // childHeartbeat records liveness evidence the child gave itself.
-func (r *recorder) childHeartbeat(details map[string]any) {
-	r.emit(emit.Spec{Kind: jsonl.KindHeartbeat, Details: details})
+func (r *recorder) childHeartbeat(from jsonl.NotifyOrigin) {
+	r.emit(emit.Spec{Kind: jsonl.KindHeartbeat, Details: from})
 }
 
-// activity records what the child is doing (details may be nil).
-func (r *recorder) activity(text string, details map[string]any) {
+// activity records what the child is doing.
+func (r *recorder) activity(text string, details jsonl.Activity) {
 	r.emit(emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: details})
 }
 
-func (r *recorder) diagnostic(details map[string]any) {
+func (r *recorder) diagnostic(details jsonl.Details) {
 	r.emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: details})
 }
 

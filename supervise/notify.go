@@ -236,7 +236,7 @@ func (c *Config) heartbeatInterval() time.Duration {
 type notifier struct {
 	sock       *notifySocket
 	msgs       <-chan notifyMsg // nil once the reader has stopped
-	child      map[string]any   // the child's {pid, startTime}
+	child      *procid.Identity // the child's {pid, startTime}
 	readyTimer *time.Timer
 
 	statusAt    time.Time   // when the last STATUS activity was written
@@ -248,7 +248,7 @@ type notifier struct {
 }
 
 // listen starts reading the notify socket for the child just started.
-func (s *supervisor) listen(child map[string]any) {
+func (s *supervisor) listen(child *procid.Identity) {
 	n := s.notify
 	if n == nil {
 		return
@@ -319,10 +319,10 @@ func (s *supervisor) endNotify() {
 	}
 	s.flushStatus()
 	if n.suppressed > 0 {
-		s.rec.diagnostic(map[string]any{"notify": map[string]any{
-			"problem":    notifySuppressed,
-			"suppressed": n.suppressed,
-			"reason":     fmt.Sprintf("%d more notify diagnostics were not written (at most one per %s)", n.suppressed, notifyDiagEvery),
+		s.rec.diagnostic(jsonl.NotifyDiagnostic{Notify: &jsonl.NotifyProblem{
+			Problem:    notifySuppressed,
+			Suppressed: n.suppressed,
+			Reason:     fmt.Sprintf("%d more notify diagnostics were not written (at most one per %s)", n.suppressed, notifyDiagEvery),
 		}})
 		n.suppressed = 0
 	}
@@ -331,11 +331,11 @@ func (s *supervisor) endNotify() {
 // readiness adjusts the terminal outcome of a child that had to send
 // READY=1 and never did: its details say so, and an exit code in the
 // success list is failed, not completed (it never got ready).
-func (s *supervisor) readiness(state jsonl.State, details map[string]any) jsonl.State {
+func (s *supervisor) readiness(state jsonl.State, details *jsonl.Terminal) jsonl.State {
 	if !s.cfg.ReadyNotify || s.rec.state != jsonl.StateStarting {
 		return state
 	}
-	details["ready"] = false
+	details.Ready = new(bool)
 	if state == jsonl.StateCompleted {
 		return jsonl.StateFailed
 	}
@@ -357,14 +357,14 @@ func (s *supervisor) applyNotify(m notifyMsg) {
 			continue
 		}
 		s.flushStatus() // what the child said first is written first
-		from := map[string]any{"notify": f.key + "=" + f.value, "senderPid": m.pid}
+		from := jsonl.NotifyOrigin{Notify: f.key + "=" + f.value, SenderPid: m.pid}
 		switch {
 		case f.key == "READY" && f.value == "1":
 			s.onReady(from)
 		case f.key == "WATCHDOG" && f.value == "1":
 			s.rec.childHeartbeat(from)
 		case f.key == "STOPPING" && f.value == "1":
-			s.rec.activity("stopping", from)
+			s.rec.activity("stopping", jsonl.Activity{NotifyOrigin: from})
 		case f.key == "LCWRAP_STATE":
 			s.onState(m, jsonl.State(f.value), from)
 		case f.key == "BARRIER" && f.value == "1" && len(m.fds) != 1:
@@ -375,7 +375,7 @@ func (s *supervisor) applyNotify(m notifyMsg) {
 
 // onReady: a child held in starting (ReadyNotify) is running now;
 // otherwise READY=1 changes nothing.
-func (s *supervisor) onReady(from map[string]any) {
+func (s *supervisor) onReady(from jsonl.NotifyOrigin) {
 	if s.rec.state != jsonl.StateStarting {
 		return
 	}
@@ -383,18 +383,17 @@ func (s *supervisor) onReady(from map[string]any) {
 		t.Stop()
 		s.notify.readyTimer = nil
 	}
-	from["child"] = s.notify.child
-	s.rec.to(jsonl.StateRunning, from)
+	s.rec.to(jsonl.StateRunning, jsonl.StateChanged{Child: s.notify.child, NotifyOrigin: from})
 }
 
 // onState follows LCWRAP_STATE: waiting ↔ running, nothing else.
-func (s *supervisor) onState(m notifyMsg, to jsonl.State, from map[string]any) {
+func (s *supervisor) onState(m notifyMsg, to jsonl.State, from jsonl.NotifyOrigin) {
 	switch {
 	case to != jsonl.StateWaiting && to != jsonl.StateRunning:
 		s.notifyDiagnostic(m, notifyUnexpected, fmt.Sprintf("LCWRAP_STATE=%s: only waiting and running are understood", redact.Text(jsonl.CutRunes(printable(string(to)), maxExcerpt))))
 	case s.rec.state == to:
 	case s.rec.state == jsonl.StateWaiting || s.rec.state == jsonl.StateRunning:
-		s.rec.to(to, from)
+		s.rec.to(to, jsonl.StateChanged{NotifyOrigin: from})
 	default:
 		s.notifyDiagnostic(m, notifyUnexpected, fmt.Sprintf("LCWRAP_STATE=%s while the child is %s: only waiting and running follow each other", to, s.rec.state))
 	}
@@ -427,7 +426,7 @@ func (s *supervisor) flushStatus() {
 	}
 	m := n.pending
 	n.pending, n.statusAt = nil, time.Now()
-	s.rec.activity(printable(m.fields[0].value), map[string]any{"notify": "STATUS", "senderPid": m.pid})
+	s.rec.activity(printable(m.fields[0].value), jsonl.Activity{NotifyOrigin: jsonl.NotifyOrigin{Notify: "STATUS", SenderPid: m.pid}})
 }
 
 // notifyDiagnostic records a datagram that was not (fully) applied, at
@@ -439,17 +438,8 @@ func (s *supervisor) notifyDiagnostic(m notifyMsg, problem, reason string) {
 		n.suppressed++
 		return
 	}
-	d := map[string]any{"problem": problem, "reason": reason, "bytes": m.size}
-	if m.pid > 0 {
-		d["senderPid"] = m.pid
-	}
-	if m.excerpt != "" {
-		d["excerpt"] = m.excerpt
-	}
-	if n.suppressed > 0 {
-		d["suppressed"] = n.suppressed
-		n.suppressed = 0
-	}
+	d := &jsonl.NotifyProblem{Problem: problem, Reason: reason, Bytes: m.size, SenderPid: m.pid, Excerpt: m.excerpt, Suppressed: n.suppressed}
+	n.suppressed = 0
 	n.diagAt = now
-	s.rec.diagnostic(map[string]any{"notify": d})
+	s.rec.diagnostic(jsonl.NotifyDiagnostic{Notify: d})
 }

@@ -129,16 +129,16 @@ func (l *launcher) restarting(cfg Config) Result {
 		next.Lineage.Attempt = first + int64(n)
 		next.ChildID = base + "-a" + strconv.FormatInt(next.Lineage.Attempt, 10)
 		delay := cfg.Restart.backoff(n).Round(time.Millisecond)
-		info := map[string]any{"policy": string(cfg.Restart.Policy), "nextAttempt": next.Lineage.Attempt, "nextChildId": next.ChildID, "delayMs": delay.Milliseconds()}
-		s.rec.diagnostic(map[string]any{"restart": info, "message": fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
+		info := &jsonl.Restart{Policy: string(cfg.Restart.Policy), NextAttempt: next.Lineage.Attempt, NextChildID: next.ChildID, DelayMs: delay.Milliseconds()}
+		s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: info, Message: fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
 		if sig, ok := waitBackoff(cfg.Signals, delay); !ok {
-			stop := map[string]any{"policy": string(cfg.Restart.Policy), "stopped": "cancel-request", "signal": signalName(sig), "at": emit.Timestamp(time.Now()), "nextAttempt": next.Lineage.Attempt}
-			s.rec.diagnostic(map[string]any{"restart": stop, "message": fmt.Sprintf("no further attempt: %s arrived while waiting for attempt %d", signalName(sig), next.Lineage.Attempt)})
+			stop := &jsonl.Restart{Policy: string(cfg.Restart.Policy), Stopped: "cancel-request", Signal: signalName(sig), At: emit.Timestamp(time.Now()), NextAttempt: next.Lineage.Attempt}
+			s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: stop, Message: fmt.Sprintf("no further attempt: %s arrived while waiting for attempt %d", signalName(sig), next.Lineage.Attempt)})
 			return res
 		}
 		if err := renewStreams(&next); err != nil {
-			stop := map[string]any{"policy": string(cfg.Restart.Policy), "stopped": "error", "nextAttempt": next.Lineage.Attempt}
-			s.rec.diagnostic(map[string]any{"restart": stop, "message": "no further attempt: " + err.Error()})
+			stop := &jsonl.Restart{Policy: string(cfg.Restart.Policy), Stopped: "error", NextAttempt: next.Lineage.Attempt}
+			s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: stop, Message: "no further attempt: " + err.Error()})
 			return res
 		}
 		cfg = next
@@ -153,25 +153,25 @@ func (s *supervisor) restartNeeded(res Result, n int) bool {
 	if r.Policy == RestartOnFailure && res.State == jsonl.StateCompleted {
 		return false
 	}
-	stop := map[string]any{"policy": string(r.Policy)}
+	stop := &jsonl.Restart{Policy: string(r.Policy)}
 	var why string
 	switch {
 	case s.cancel != nil && s.cancel.by == bySignal:
-		stop["stopped"], stop["signal"] = "cancel-request", signalName(s.cancel.signal)
+		stop.Stopped, stop.Signal = "cancel-request", signalName(s.cancel.signal)
 		why = "a cancel request (" + signalName(s.cancel.signal) + ") ended this attempt"
 	case res.StartErr != nil:
-		stop["stopped"] = "start-error"
+		stop.Stopped = "start-error"
 		why = "the command could not be started"
 	case s.cancel == nil && s.status.signaled && s.status.signal == syscall.SIGINT:
-		stop["stopped"] = "interrupted"
+		stop.Stopped = "interrupted"
 		why = "SIGINT killed the child (a terminal's Ctrl-C reaches it directly)"
 	case r.MaxAttempts > 0 && n >= r.MaxAttempts:
-		stop["stopped"], stop["maxAttempts"] = "max-attempts", r.MaxAttempts
+		stop.Stopped, stop.MaxAttempts = "max-attempts", r.MaxAttempts
 		why = fmt.Sprintf("this was attempt %d of at most %d", n, r.MaxAttempts)
 	default:
 		return true
 	}
-	s.rec.diagnostic(map[string]any{"restart": stop, "message": "no further attempt: " + why})
+	s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: stop, Message: "no further attempt: " + why})
 	return false
 }
 

@@ -148,6 +148,17 @@ type Config struct {
 	// Restart says whether and how the command is started again when it
 	// has ended (see restart.go).
 	Restart Restart
+
+	// OnStarted, when set, is called once per attempt with the started
+	// child's identity, right after its starting event (on Run's
+	// goroutine: it must return promptly).
+	OnStarted func(child procid.Identity)
+	// BeforeTerminal, when set, is called once per attempt after the
+	// child ended and its output was drained, just before the terminal
+	// event: it may add its own members to the details (a typed field of
+	// jsonl.Terminal). It must return promptly and must not change the
+	// members lcwrap set.
+	BeforeTerminal func(details *jsonl.Terminal)
 }
 
 // Result is how the run ended.
@@ -259,11 +270,11 @@ func (s *supervisor) run() Result {
 	// journal sink queues it, so the journal's lock never delays the start.
 	self, _ := procid.Self()
 	profile := s.cfg.profile()
-	s.rec.to(jsonl.StateCreated, map[string]any{
-		"command":             redact.Argv(s.cfg.Argv),
-		"heartbeatIntervalMs": s.cfg.heartbeatInterval().Milliseconds(),
-		"wrapper":             self,
-		"profile":             profile.Name,
+	s.rec.to(jsonl.StateCreated, jsonl.Created{
+		Command:             redact.Argv(s.cfg.Argv),
+		HeartbeatIntervalMs: s.cfg.heartbeatInterval().Milliseconds(),
+		Wrapper:             &self,
+		Profile:             profile.Name,
 	})
 	if err := s.start(); err != nil {
 		s.ptyEnded()
@@ -271,10 +282,10 @@ func (s *supervisor) run() Result {
 			st.drain(0)
 		}
 		code := startErrorCode(err)
-		s.rec.to(jsonl.StateFailed, map[string]any{
-			"claim": claim,
-			"exit":  map[string]any{"code": code},
-			"error": err.Error(),
+		s.rec.to(jsonl.StateFailed, jsonl.Terminal{
+			Claim: jsonl.ClaimExitStatusOnly,
+			Exit:  jsonl.ExitCode(code),
+			Error: err.Error(),
 		})
 		return Result{State: jsonl.StateFailed, ExitCode: code, StartErr: err}
 	}
@@ -284,10 +295,15 @@ func (s *supervisor) run() Result {
 	}
 	defer s.ptyEnded() // also when something panics
 	id, _, _ := procid.Of(procid.System, s.pid)
-	child := map[string]any{"pid": s.pid, "startTime": id.StartTime}
-	s.rec.to(jsonl.StateStarting, map[string]any{"child": child})
+	child := &procid.Identity{PID: s.pid, StartTime: id.StartTime, Clock: id.Clock}
+	s.rec.to(jsonl.StateStarting, jsonl.StateChanged{Child: child})
+	if s.cfg.OnStarted != nil {
+		started := id
+		started.PID = s.pid
+		s.cfg.OnStarted(started)
+	}
 	if !s.cfg.ReadyNotify {
-		s.rec.to(jsonl.StateRunning, map[string]any{"child": child})
+		s.rec.to(jsonl.StateRunning, jsonl.StateChanged{Child: child})
 	}
 	s.listen(child)
 	s.waits = make(chan waitResult, 1)
@@ -311,14 +327,17 @@ func (s *supervisor) run() Result {
 	s.act.flush(&s.rec) // the last line before the end is never dropped
 
 	state, code := outcome(s.status, s.cancel, s.cfg.SuccessCodes)
-	details := map[string]any{"claim": claim, "exit": s.status.details()}
-	state = s.readiness(state, details)
+	details := jsonl.Terminal{Claim: jsonl.ClaimExitStatusOnly, Exit: s.status.details()}
+	state = s.readiness(state, &details)
 	if s.cancel != nil {
-		details["cancel"] = s.cancel.details()
+		details.Cancel = s.cancel.details()
 	}
 	if leftovers != nil {
-		s.rec.diagnostic(map[string]any{"leftovers": leftovers, "message": leftoverMessage(leftovers) + s.ptyLeftoverNote()})
-		details["leftovers"] = leftovers
+		s.rec.diagnostic(jsonl.LeftoversDiagnostic{Leftovers: leftovers, Message: leftoverMessage(leftovers) + s.ptyLeftoverNote()})
+		details.Leftovers = leftovers
+	}
+	if s.cfg.BeforeTerminal != nil {
+		s.cfg.BeforeTerminal(&details)
 	}
 	s.rec.to(state, details)
 	return Result{State: state, ExitCode: code}
@@ -569,7 +588,7 @@ func (s *supervisor) restoreForeground() {
 // after a cancel request, or with KillLeftovers, they get SIGTERM and then
 // SIGKILL at the kill deadline; otherwise they are only reported. It
 // returns the report, or nil when nothing was left.
-func (s *supervisor) leftovers() map[string]any {
+func (s *supervisor) leftovers() *jsonl.Leftovers {
 	if syscall.Kill(-s.pid, 0) == syscall.ESRCH {
 		return nil // the group is empty: no need to scan the process table
 	}
@@ -577,11 +596,11 @@ func (s *supervisor) leftovers() map[string]any {
 	if len(pids) == 0 {
 		return nil
 	}
-	report := map[string]any{"count": len(pids), "pids": pids[:min(len(pids), maxPids)], "action": "reported"}
+	report := &jsonl.Leftovers{Count: len(pids), Pids: pids[:min(len(pids), maxPids)], Action: "reported"}
 	if s.cancel == nil && !s.cfg.KillLeftovers {
 		return report
 	}
-	report["action"] = "terminated"
+	report.Action = "terminated"
 	syscall.Kill(-s.pid, syscall.SIGTERM)
 	deadline := time.Now().Add(s.cfg.KillAfter)
 	if s.cancel != nil {
@@ -618,13 +637,13 @@ func (s *supervisor) awaitGroupGone(deadline <-chan time.Time) bool {
 	}
 }
 
-func leftoverMessage(report map[string]any) string {
-	n := report["count"].(int)
+func leftoverMessage(report *jsonl.Leftovers) string {
+	n := report.Count
 	what := fmt.Sprintf("%d processes of the child's process group outlived it and were", n)
 	if n == 1 {
 		what = "1 process of the child's process group outlived it and was"
 	}
-	if report["action"] == "terminated" {
+	if report.Action == "terminated" {
 		return what + " terminated"
 	}
 	return what + " left running"

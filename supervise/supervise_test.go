@@ -557,3 +557,32 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// The seams for observers built on top (agent sources): OnStarted sees
+// the child's identity once, after its starting event; BeforeTerminal sees
+// the terminal details lcwrap made and may add to them.
+func TestStartedAndBeforeTerminalSeams(t *testing.T) {
+	var started []procid.Identity
+	var seen jsonl.Terminal
+	cfg := Config{
+		OnStarted: func(id procid.Identity) { started = append(started, id) },
+		BeforeTerminal: func(d *jsonl.Terminal) {
+			seen = *d
+			d.Error = "added by the observer"
+		},
+	}
+	res, evs := run(t, cfg, helperArgv("exit", "3")...)
+	if res.ExitCode != 3 || len(started) != 1 || started[0].PID <= 0 {
+		t.Fatalf("result %+v, started %+v", res, started)
+	}
+	child, _ := jsonl.DecodeDetails[jsonl.StateChanged](evs[1].Details)
+	if child.Child == nil || child.Child.PID != started[0].PID || child.Child.StartTime != started[0].StartTime {
+		t.Fatalf("starting details %s, OnStarted %+v", evs[1].Details, started[0])
+	}
+	if seen.Claim != jsonl.ClaimExitStatusOnly || seen.Exit == nil || *seen.Exit.Code != 3 {
+		t.Fatalf("BeforeTerminal saw %+v", seen)
+	}
+	if d := terminalDetails(t, evs); d["error"] != "added by the observer" {
+		t.Fatalf("terminal details %v", d)
+	}
+}

@@ -122,12 +122,27 @@ var subcommands = []subcommand{
 	{"emit", emitCommand},
 	{"journal", journalCommand},
 	{"validate", validateCommand},
+	{"help", helpCommand},
+	{"version", versionCommand},
 }
 
 func runWith(ctx context.Context, args []string, std stdio) int {
-	app := newApp(std)
-	err := app.Run(ctx, args)
-	return report(err, std.err)
+	return runApp(ctx, newApp(std), args, std)
+}
+
+// runApp runs args on the command tree app and returns the exit code.
+func runApp(ctx context.Context, app *cli.Command, args []string, std stdio) int {
+	args, err := placeRootFlags(app, args)
+	if err == nil {
+		err = app.Run(ctx, args)
+	}
+	code := report(err, std.err)
+	if code == 127 {
+		if hint := didYouMean(app, args); hint != "" {
+			fmt.Fprintf(std.err, "lcwrap: %s\n", hint)
+		}
+	}
+	return code
 }
 
 // report turns an error from the command tree into an exit code, printing
@@ -162,11 +177,12 @@ func oneLine(s string) string {
 }
 
 func newApp(std stdio) *cli.Command {
+	cli.HelpPrinter = printHelp
+	cli.VersionPrinter = printVersion
 	one := 1
 	root := &cli.Command{
 		Name:                      "lcwrap",
-		Usage:                     "wrap or adopt a process and report its lifecycle as JSON Lines",
-		UsageText:                 "lcwrap [run flags] [--] COMMAND [ARGS...]\nlcwrap COMMAND_OF_LCWRAP [flags] [args]",
+		Usage:                     "run COMMAND, or observe a process already running, and report its lifecycle as schema-v1 JSON Lines, including what lcwrap cannot know; an exit code is not task success",
 		Version:                   version,
 		Writer:                    std.out,
 		ErrWriter:                 std.err,
@@ -213,7 +229,39 @@ func localFlags(flags []cli.Flag) []cli.Flag {
 }
 
 func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
-	return &usageError{cmd: cmd.FullName(), msg: err.Error()}
+	return &usageError{cmd: cmd.FullName(), msg: flagMessage(cmd, err.Error())}
+}
+
+// flagMessage rewrites urfave/cli's flag errors the way lcwrap writes
+// flags, with two dashes (one for a one-letter name), and suggests the
+// nearest flag for an unknown one.
+func flagMessage(cmd *cli.Command, msg string) string {
+	dashed := func(name string) string {
+		name = strings.TrimLeft(name, "-")
+		if len([]rune(name)) == 1 {
+			return "-" + name
+		}
+		return "--" + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag " + dashed(name)
+		var names []string
+		for _, f := range cmd.VisibleFlags() {
+			names = append(names, f.Names()...)
+		}
+		if s := suggest(name, names); s != "" {
+			msg += "; did you mean " + dashed(s) + "?"
+		}
+		return msg
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return dashed(name) + " needs a value"
+	}
+	if head, rest, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(head, "invalid value ") {
+		name, tail, _ := strings.Cut(rest, ":")
+		return head + " for " + dashed(name) + ":" + tail
+	}
+	return msg
 }
 
 // setUsageHandlers makes every command report flag mistakes as usage errors

@@ -27,10 +27,7 @@ func adoptCommand(std stdio) *cli.Command {
 		Description: "Records each process's identity (pid and start time) and command line, then\n" +
 			"waits for it to go away and records it as lost: its exit status, history,\n" +
 			"state, heartbeat and cancellation are unknown to an observer. lcwrap never\n" +
-			"sends the process a signal; Ctrl-C stops the observation only.\n" +
-			"Exit status: 0 when every process was observed to its end, 1 when a pid\n" +
-			"could not be adopted (the others are still observed), 130/143 on\n" +
-			"SIGINT/SIGTERM, 125 on usage errors.",
+			"sends the process a signal; Ctrl-C stops the observation only.",
 		Flags: append(writerFlags(),
 			&cli.StringSliceFlag{Name: "pid-file", Usage: "adopt the process whose id is in `PATH` (repeatable)"},
 			&cli.StringFlag{Name: "child-id", Usage: "childId to record (only with a single PID; default: generated from the command name)"},

@@ -37,13 +37,7 @@ func cancelCommand(std stdio) *cli.Command {
 			"reason) and sends SIGTERM to the child's wrapper through a pidfd, after checking\n" +
 			"the wrapper's pid and start time again once the pidfd is open, so a recycled\n" +
 			"pid is never hit. The wrapper treats it as any SIGTERM: a cancel request for\n" +
-			"the whole job (the process group, then SIGKILL after its --kill-after).\n" +
-			"Exit status: 0 sent (with --wait: the child ended; its terminal state is\n" +
-			"printed), 1 --wait ran out (sent, not ended yet), 2 the journal cannot be read\n" +
-			"or the request recorded, 3 no authority (an adopted or external child, a\n" +
-			"wrapper on another host or that cannot be verified), 4 no such child, 5 it has\n" +
-			"already ended or has not started yet, 6 its wrapper is gone (the child may be\n" +
-			"lost: see lcwrap status --reconcile), 125 usage errors. 2 to 6: nothing sent.",
+			"the whole job (the process group, then SIGKILL after its --kill-after).",
 		Flags: append(journalFlags(),
 			&cli.StringFlag{Name: "reason", Usage: "why, recorded in the journal (redacted, cut to 512 characters)"},
 			&cli.DurationFlag{Name: "wait", Usage: "then wait up to `DURATION` for the child's terminal event"},

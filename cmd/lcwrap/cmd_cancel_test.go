@@ -275,9 +275,9 @@ func recordLaunched(t *testing.T, j, id string, wrapper procid.Identity, states 
 		spec := emit.Spec{Kind: jsonl.KindStateChanged, State: st}
 		switch {
 		case st == jsonl.StateCreated:
-			spec = emit.Spec{Kind: jsonl.KindCreated, State: st, Details: map[string]any{"command": []string{"make"}, "heartbeatIntervalMs": 10000, "wrapper": wrapper}}
+			spec = emit.Spec{Kind: jsonl.KindCreated, State: st, Details: jsonl.FreeDetails{"command": []string{"make"}, "heartbeatIntervalMs": 10000, "wrapper": wrapper}}
 		case st.Terminal():
-			spec = emit.Spec{Kind: jsonl.KindTerminal, State: st, Details: map[string]any{"claim": "process-exit-status-only", "exit": map[string]any{"code": 0}}}
+			spec = emit.Spec{Kind: jsonl.KindTerminal, State: st, Details: jsonl.FreeDetails{"claim": "process-exit-status-only", "exit": map[string]any{"code": 0}}}
 		}
 		if _, err := c.Emit(spec); err != nil {
 			t.Fatal(err)

@@ -35,8 +35,7 @@ func emitCommand(std stdio) *cli.Command {
 			"recently, a read of the whole journal for a child id it has never seen.\n" +
 			"sourceEpoch defaults to \"emit-<source>\" so that calls for one child continue\n" +
 			"one sequence. Capabilities come only from --profile (default external: all\n" +
-			"unknown). Exit status: 0 when every requested sink took the event, 1 when one\n" +
-			"failed, 125 for a bad flag or event.",
+			"unknown).",
 		Flags: append(writerFlags(),
 			&cli.StringFlag{Name: "child-id", Usage: "child `ID` the event is about (required)"},
 			&cli.StringFlag{Name: "kind", Usage: "event `KIND`: created, state_changed, activity, heartbeat, terminal, reconciliation or diagnostic (required)"},
@@ -144,7 +143,7 @@ func emitConfig(cmd *cli.Command) (*emitEvent, error) {
 }
 
 // parseDetails decodes one JSON object, keeping numbers as written.
-func parseDetails(s string) (map[string]any, error) {
+func parseDetails(s string) (jsonl.FreeDetails, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
 	dec.UseNumber()
 	var m map[string]any

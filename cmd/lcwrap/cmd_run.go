@@ -23,10 +23,8 @@ const runDescription = `Starts COMMAND with its arguments untouched, on lcwrap's
 and stderr, and reports its lifecycle (created, starting, running, then a
 terminal event) to the journal and every --emit sink.
 
-lcwrap exits with the command's exit code; 128+N when a signal N killed it;
-124 when --timeout cancelled it; 127 when it was not found; 126 when it
-could not be executed; 125 for lcwrap's own usage errors (nothing started,
-no events). --success-exit-codes only decides between completed and failed.
+lcwrap exits with the command's exit code (see Exit status below);
+--success-exit-codes only decides between completed and failed.
 
 HUP, INT and TERM sent to lcwrap are cancel requests for the whole job: they
 reach the command's process group, and whatever is still alive --kill-after

@@ -30,9 +30,7 @@ func snapshotCommand(std stdio) *cli.Command {
 			"state. Only when every child got a definite answer does it say complete: true\n" +
 			"with coverage \"all\"; otherwise complete: false, coverage lists exactly the\n" +
 			"children it lists, and stderr names each one left out and why. It never\n" +
-			"writes to the journal.\n" +
-			"Exit status: 0 when printed (complete or not), 1 when the journal cannot be\n" +
-			"read, 125 on usage errors.",
+			"writes to the journal.",
 		Flags: []cli.Flag{
 			journalFlags()[0], // --journal
 			&cli.StringFlag{Name: "reason", Value: "periodic", Usage: "why it is asked for: " + strings.Join(projection.SnapshotReasons, ", ") + " (part of the snapshotId)"},

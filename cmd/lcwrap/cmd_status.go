@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strconv"
@@ -44,9 +45,7 @@ func statusCommand(std stdio) *cli.Command {
 			"--reconcile checks the recorded identity (pid and start time) of each stale\n" +
 			"child's wrapper, or of an adopted process, and appends a lost event only when\n" +
 			"that process is provably gone; a live one, or one on another host, is never\n" +
-			"declared lost.\n" +
-			"Exit status: 0 when shown, 1 when the input cannot be read or the journal\n" +
-			"cannot be appended to, 125 on usage errors.",
+			"declared lost.",
 		Flags: append(journalFlags(),
 			&cli.StringFlag{Name: "file", Usage: "read events from `PATH` (- for standard input) instead of the journal"},
 			&cli.BoolFlag{Name: "mixed", Usage: "with --file: lines that are not lifecycle events are log lines (a CI log)"},
@@ -94,8 +93,12 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		}
 		src = js
 	}
+	var missing *missingError
 	if !out.watch {
 		rep, err := src.read(ctx, &out)
+		if errors.As(err, &missing) {
+			return errors.Join(out.render(rep), err) // what it knows: nothing
+		}
 		if err != nil {
 			return err
 		}
@@ -109,6 +112,10 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		rep, err := src.read(ctx, &out)
 		if ctx.Err() != nil {
 			return nil // ^C: watching ends normally
+		}
+		if errors.As(err, &missing) {
+			out.warnOnce("missing", missing.msg) // it may appear: keep watching
+			err = nil
 		}
 		if err != nil {
 			return err
@@ -141,6 +148,9 @@ type journalSource struct {
 
 func (s *journalSource) read(ctx context.Context, out *statusOutput) (projection.Report, error) {
 	if !s.following {
+		if _, err := os.Stat(s.t.Path()); errors.Is(err, fs.ErrNotExist) {
+			return s.t.Report(time.Now(), out.all), noJournal(s.t.Path())
+		}
 		if err := s.t.Refresh(); err != nil && !errors.Is(err, journal.ErrBlocked) {
 			return projection.Report{}, exitCode(1, "cannot read the journal: %v", err)
 		}
@@ -186,6 +196,11 @@ func (s *streamSource) read(_ context.Context, out *statusOutput) (projection.Re
 	r := s.in
 	if s.path != "-" {
 		f, err := os.Open(s.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			rep := projection.New().Report(time.Now(), out.all)
+			rep.Input = s.path
+			return rep, noStream(s.path)
+		}
 		if err != nil {
 			return projection.Report{}, exitCode(1, "%v", err)
 		}
@@ -446,10 +461,7 @@ func reconcileCommand(std stdio) *cli.Command {
 			"diagnostic event counting consecutive complete misses; only --grace misses in\n" +
 			"a row make it stale, state unknown (never lost). A snapshot without\n" +
 			"complete: true, source, sourceEpoch, snapshotId, observedAt or coverage is\n" +
-			"refused.\n" +
-			"Exit status: 0 when applied (even if nothing changed), 2 when the snapshot is\n" +
-			"refused (nothing appended), 1 when the journal cannot be read or appended to,\n" +
-			"125 on usage errors.",
+			"refused.",
 		Flags: append(journalFlags(),
 			&cli.StringFlag{Name: "snapshot", Usage: "the snapshot to apply: `FILE`, or - for standard input"},
 			&cli.IntFlag{Name: "grace", Value: projection.DefaultGrace, Usage: "consecutive complete misses before an omitted child is surfaced as stale, state unknown"},

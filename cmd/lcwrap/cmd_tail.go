@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"os/signal"
 	"syscall"
 
@@ -26,7 +27,7 @@ func tailCommand(std stdio) *cli.Command {
 			"cursor (--after N, or the line of --after-event ID). --follow keeps printing\n" +
 			"appended lines (it looks every 50 ms) until SIGINT or SIGTERM, and goes on\n" +
 			"after a 'journal repair'. Without --follow, a bad line stops it with a message\n" +
-			"naming the line and byte offset, and exit status 1.",
+			"naming the line and byte offset.",
 		Flags: []cli.Flag{
 			journalFlags()[0], // --journal
 			&cli.Int64Flag{Name: "after", Usage: "print lines after journalSequence `N`"},
@@ -70,6 +71,9 @@ func tailCommand(std stdio) *cli.Command {
 			}
 			if !follow {
 				return tailError(path, journal.Scan(path, after, print))
+			}
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(std.err, "lcwrap: no journal at %s yet: waiting for it to be created\n", path)
 			}
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -115,7 +119,7 @@ func tailError(path string, err error) error {
 		return exitCode(1, "journal %s stops at line %d (byte %d): %s: %s; the lines after it are not shown: run 'lcwrap journal repair'",
 			path, be.Line, be.Offset, be.Class, be.Reason)
 	case errors.Is(err, fs.ErrNotExist):
-		return exitCode(1, "no journal at %s", path)
+		return noJournal(path)
 	}
 	return exitCode(1, "tail: %v", err)
 }

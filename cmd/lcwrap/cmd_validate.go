@@ -20,12 +20,12 @@ func validateCommand(std stdio) *cli.Command {
 		ArgsUsage: "[FILE...|-]",
 		Description: "Reads each FILE (or standard input) line by line and prints a summary:\n" +
 			"N valid, M invalid, with counts by class (malformed, oversized, invalid-utf8,\n" +
-			"schema, truncated) and up to 32 redacted diagnostics per input.\n" +
-			"Exit status: 0 when every line is valid, 1 otherwise.",
+			"schema, truncated) and up to 32 redacted diagnostics per input.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "mixed", Usage: "count lines that are not lifecycle events as log lines (a CI log)"},
 			&cli.IntFlag{Name: "max-line-bytes", Value: jsonl.DefaultMaxLineBytes, Usage: "longest accepted line, in bytes"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the summary, no diagnostics"},
+			&cli.BoolFlag{Name: "require-events", Usage: "fail when an input holds no valid event (a CI log where lcwrap never ran)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			max := cmd.Int("max-line-bytes")
@@ -45,6 +45,19 @@ func validateCommand(std stdio) *cli.Command {
 					return exitCode(1, "validate %s: %v", name, err)
 				}
 				allValid = allValid && ok
+				if st.Valid == 0 {
+					in := name
+					if in == "-" {
+						in = "standard input"
+					}
+					msg := fmt.Sprintf("%s holds no lifecycle events: lcwrap did not run there, or its events went elsewhere (--emit stderr puts them in a CI log)", in)
+					if cmd.Bool("require-events") {
+						fmt.Fprintf(std.err, "lcwrap: %s; --require-events makes this a failure\n", msg)
+						allValid = false
+					} else {
+						fmt.Fprintf(std.err, "lcwrap: %s\n", msg)
+					}
+				}
 				total.Lines += st.Lines
 				total.Valid += st.Valid
 				total.Invalid += st.Invalid

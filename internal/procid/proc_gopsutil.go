@@ -37,7 +37,7 @@ func (gops) Stat(pid int) (Info, error) {
 	if err != nil {
 		return Info{}, mapErr(err)
 	}
-	info := Info{PID: pid, StartTime: uint64(ct), State: '?'}
+	info := Info{PID: pid, StartTime: uint64(ct), Clock: ClockUnixMs, State: '?'}
 	if pp, err := p.Ppid(); err == nil {
 		info.PPID = int(pp)
 	}

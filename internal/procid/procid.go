@@ -16,10 +16,12 @@ var (
 )
 
 // Identity names one process on one boot of one host. It is what lcwrap
-// records in event details ({pid, startTime, host}; bootId when known).
+// records in event details ({pid, startTime, host}; bootId when known;
+// startClock when the start time is not in clock ticks).
 type Identity struct {
 	PID       int    `json:"pid"`
 	StartTime uint64 `json:"startTime"`
+	Clock     Clock  `json:"startClock,omitempty"`
 	BootID    string `json:"bootId,omitempty"`
 	Host      string `json:"host,omitempty"`
 }
@@ -32,6 +34,10 @@ func (id Identity) MarshalJSON() ([]byte, error) {
 	b = strconv.AppendInt(b, int64(id.PID), 10)
 	b = append(b, `,"startTime":`...)
 	b = strconv.AppendUint(b, id.StartTime, 10)
+	if id.Clock != "" {
+		b = append(b, `,"startClock":`...)
+		b = strconv.AppendQuote(b, string(id.Clock))
+	}
 	if id.BootID != "" {
 		b = append(b, `,"bootId":`...)
 		b = strconv.AppendQuote(b, id.BootID)
@@ -50,6 +56,7 @@ type Info struct {
 	PGID      int
 	State     byte // 'R', 'S', 'Z', ... ('?' when unknown)
 	StartTime uint64
+	Clock     Clock // StartTime's unit
 	Comm      string
 }
 
@@ -124,7 +131,7 @@ func Of(t Table, pid int) (Identity, Info, error) {
 	if err != nil {
 		return Identity{}, info, err
 	}
-	return Identity{PID: pid, StartTime: info.StartTime, BootID: BootID(), Host: Host()}, info, nil
+	return Identity{PID: pid, StartTime: info.StartTime, Clock: info.Clock, BootID: BootID(), Host: Host()}, info, nil
 }
 
 // Self returns lcwrap's own identity.
