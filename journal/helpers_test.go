@@ -144,7 +144,6 @@ func startHelper(t *testing.T, name string, args ...string) *helperProc {
 	h := &helperProc{cmd: cmd, stdin: stdin, done: make(chan struct{})}
 	h.cond = sync.NewCond(&h.mu)
 	go func() {
-		defer close(h.done)
 		r := bufio.NewReader(out)
 		for {
 			s, err := r.ReadString('\n')
@@ -157,6 +156,7 @@ func startHelper(t *testing.T, name string, args ...string) *helperProc {
 			h.mu.Unlock()
 		}
 		h.mu.Lock()
+		close(h.done) // before the broadcast: waiters check it when they wake
 		h.cond.Broadcast()
 		h.mu.Unlock()
 	}()

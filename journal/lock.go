@@ -556,24 +556,22 @@ func (l *locker) judge(dir string, fi fs.FileInfo) judgement {
 	if j.hasOwner && o.lcwrapOwner() && l.kheld {
 		return j // abandoned: see above
 	}
-	if age, known := lockAge(fi, o, j.hasOwner, time.Now()); known && age < l.stale {
-		j.why = fmt.Sprintf("the lock is %v old, younger than the stale age (%v)", age.Round(time.Millisecond), l.stale)
-		if j.hasOwner {
-			if v := l.check(o); v.Status == procid.Alive {
-				j.why = fmt.Sprintf("its owner is alive (%s); a live owner's lock is never reclaimed", v.Reason)
-			}
-		}
-		return j
-	}
+	age, known := lockAge(fi, o, j.hasOwner, time.Now())
+	young := known && age < l.stale
 	if !j.hasOwner {
+		if young {
+			j.why = fmt.Sprintf("it has no owner record and is %v old, younger than the stale age (%v); it is reclaimed once older", age.Round(time.Millisecond), l.stale)
+		}
 		return j
 	}
-	if v := l.check(o); v.Status != procid.Gone {
-		if v.Status == procid.Alive {
-			j.why = fmt.Sprintf("its owner is alive (%s); a live owner's lock is never reclaimed, however old: it is held until that process releases it or exits", v.Reason)
-		} else {
-			j.why = "its owner is not provably dead (" + v.Status.String() + ": " + v.Reason + ")"
-		}
+	v := l.check(o)
+	switch {
+	case v.Status == procid.Alive:
+		j.why = fmt.Sprintf("its owner is alive (%s); a live owner's lock is never reclaimed, however old: it is held until that process releases it or exits", v.Reason)
+	case v.Status != procid.Gone:
+		j.why = "its owner is not provably dead (" + v.Status.String() + ": " + v.Reason + "); such a lock is never reclaimed"
+	case young:
+		j.why = fmt.Sprintf("its owner is dead, but the lock is %v old, younger than the stale age (%v); it is reclaimed once older", age.Round(time.Millisecond), l.stale)
 	}
 	return j
 }
