@@ -79,7 +79,7 @@ func chaos(t *testing.T, writers, each int, killFor, stale time.Duration) {
 	os.MkdirAll(filepath.Dir(path), 0o700)
 
 	var mu sync.Mutex
-	live := map[int]bool{}         // pids of our running writers
+	live := map[int]bool{}          // pids of our running writers
 	committed := map[string]int64{} // eventId -> journalSequence, as returned
 	var commitTimes []time.Time
 	var kills []time.Time
