@@ -21,7 +21,7 @@ const controlChild = "lcwrap-journal"
 // Quarantined describes a bad byte range left in place: [From, To) of the
 // file holding the record, To being the record's own offset. The range
 // holds Lines lines (each ends with a newline; the last was terminated by
-// the writer that quarantined it); they keep the positions FirstSequence
+// the writer that quarantined it, with "#\n"); they keep the positions FirstSequence
 // .. FirstSequence+Lines-1 and carry no event, and the record itself is
 // at FirstSequence+Lines.
 type Quarantined struct {
@@ -38,8 +38,9 @@ type Quarantined struct {
 	// By is "repair" (lcwrap journal repair) or "heal" (the next lock
 	// holder terminating a dead writer's torn final line).
 	By string `json:"by"`
-	// Terminated is true when the writer appended the newline that ends
-	// the range (a torn final line had none).
+	// Terminated is true when the writer appended "#\n" to end the range
+	// (a torn final line had no newline; the '#' keeps it from reading as
+	// a whole line).
 	Terminated bool `json:"terminated,omitempty"`
 }
 

@@ -28,6 +28,10 @@ type cursor struct {
 	last    []byte // that line, without newline (kept only when keepLast)
 	// keepLast makes run remember the last line (the writer checks it).
 	keepLast bool
+	// resolving is true while fn sees a quarantine record that resolved
+	// the bad range before it (a record that names no range just read is
+	// only a record).
+	resolving bool
 }
 
 // visit is called for each valid line; ctl is its control content or nil.
@@ -103,6 +107,8 @@ func (c *cursor) run(size int64, final bool, maxLine int, fn visit) error {
 // take consumes a quarantine record that resolves the range before it.
 func (c *cursor) take(l jsonl.Line, ctl *controlDetails, fn visit) error {
 	rec, _ := checkLine(c.path, l, ctl.Journal.Quarantined.FirstSequence+ctl.Journal.Quarantined.Lines)
+	c.resolving = true
+	defer func() { c.resolving = false }()
 	return c.advance(l, rec, ctl, fn)
 }
 

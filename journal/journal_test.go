@@ -188,7 +188,7 @@ func TestBadContentBlocksAndRepairs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if q.From != offset || q.To != int64(len(content))+map[bool]int64{true: 1}[q.Terminated] ||
+			if q.From != offset || q.To != int64(len(content))+map[bool]int64{true: 2}[q.Terminated] ||
 				!bytes.Equal(cp, after[q.From:q.To]) || q.FirstSequence != line || q.Lines != int64(bytes.Count(after[q.From:q.To], []byte("\n"))) {
 				t.Fatalf("quarantined %+v; copy %q", q, cp)
 			}

@@ -221,7 +221,7 @@ func (r *reader) close() {
 
 func (r *reader) visit(rec jsonl.Record, raw []byte, ctl *controlDetails) error {
 	if ctl != nil {
-		if ctl.Journal.Quarantined != nil && r.o.OnNotice != nil {
+		if ctl.Journal.Quarantined != nil && r.cur.resolving && r.o.OnNotice != nil {
 			r.o.OnNotice(Notice{Kind: NoticeQuarantined, Path: r.cur.path, Quarantined: ctl.Journal.Quarantined, Sequence: rec.JournalSequence})
 		}
 		if !r.o.Control {
@@ -548,18 +548,16 @@ func Verify(path string) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	var pos int64
 	check := func(p string, live bool) error {
 		f, err := openRead(p)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
+		// Each file is numbered from its own segment-start record (0
+		// without one), as writers number it.
 		c := cursor{path: p, f: f}
-		if base := peekBase(f); base > 0 {
-			pos = base
-		}
-		c.pos = pos
+		c.pos = peekBase(f)
 		var w tailWait
 		for {
 			size, err := fileSize(f)
@@ -568,7 +566,7 @@ func Verify(path string) (Report, error) {
 			}
 			final := !live
 			err = c.run(size, final, jsonl.DefaultMaxLineBytes, func(rec jsonl.Record, raw []byte, ctl *controlDetails) error {
-				if ctl != nil && ctl.Journal.Quarantined != nil {
+				if ctl != nil && ctl.Journal.Quarantined != nil && c.resolving {
 					rep.Quarantined = append(rep.Quarantined, *ctl.Journal.Quarantined)
 				}
 				if rep.Blocked == nil {
@@ -597,7 +595,6 @@ func Verify(path string) (Report, error) {
 				continue
 			}
 			rep.Size += size
-			pos = c.pos
 			if rep.Blocked == nil && p == path {
 				rep.Prefix = size
 			}

@@ -105,8 +105,15 @@ func (j *Journal) repair() (rep RepairReport, err error) {
 	return rep, nil
 }
 
+// tornEnd terminates a final line without newline. A bare newline could
+// turn a line that lacked only its newline into a valid line, which
+// readers would take for an event before reaching the record; a JSON
+// object never ends in '#', so the terminated line is malformed for
+// every reader.
+const tornEnd = "#\n"
+
 // quarantineRange quarantines [be.Offset, end of file) in place, under the
-// lock: it terminates a final line without newline, copies the range to a
+// lock: it terminates a final line without newline (tornEnd), copies the range to a
 // quarantine file (best effort: a failed copy is removed and the record
 // says there is none) and appends the record naming the range, newline
 // and record in one write, then syncs.
@@ -124,7 +131,7 @@ func (j *Journal) quarantineRange(be *BlockedError, by string) (*Quarantined, er
 		return nil, fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	if last[0] != '\n' {
-		prefix = []byte{'\n'}
+		prefix = []byte(tornEnd)
 	}
 	end := size + int64(len(prefix))
 	rng := io.NewSectionReader(j.f, be.Offset, size-be.Offset)
@@ -133,7 +140,7 @@ func (j *Journal) quarantineRange(be *BlockedError, by string) (*Quarantined, er
 		return nil, fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	if len(prefix) > 0 {
-		lines++
+		lines++ // the terminated line
 	}
 	q := &Quarantined{
 		From: be.Offset, To: end, Lines: lines, FirstSequence: be.Line,

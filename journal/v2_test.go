@@ -159,7 +159,7 @@ func TestTornTailHealedByNextHolder(t *testing.T) {
 		t.Fatalf("report %+v", r)
 	}
 	q := r.Quarantined[0]
-	if q.By != "heal" || q.From != int64(len(before)) || q.To != int64(len(torn))+1 || !q.Terminated || q.Lines != 1 || q.FirstSequence != 4 {
+	if q.By != "heal" || q.From != int64(len(before)) || q.To != int64(len(torn))+2 || !q.Terminated || q.Lines != 1 || q.FirstSequence != 4 {
 		t.Fatalf("quarantined %+v", q)
 	}
 	cp, err := os.ReadFile(filepath.Join(filepath.Dir(path), q.Copy))
