@@ -14,12 +14,22 @@ BUILD_TAGS ?= urfave_cli_no_template
 
 build:
 	$(GO) build -trimpath -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/lcwrap
+	$(GO) build -trimpath -o $(dir $(BIN))lcwrap-top ./cmd/lcwrap-top
+
+# The race detector needs cgo, hence a C compiler (gcc or clang): without
+# one, go reports CGO_ENABLED=0 and make test runs without -race, saying
+# so; under CI (CI=true) that is a failure instead.
+RACE ?= $(shell [ "$$($(GO) env CGO_ENABLED 2>/dev/null)" = 1 ] && echo -race)
 
 # The whole suite: vet, formatting, and every test with the race detector.
 test: vet fmt-check
-	$(GO) test -race -count=1 $(PKGS)
-	$(GO) test -race -count=1 -tags lcwrap_gopsutil ./internal/procid ./adopt
-	$(GO) test -race -count=1 -tags '$(BUILD_TAGS)' -run '^(TestHelp|TestRootHelp)' ./cmd/lcwrap
+	@if [ -z "$(RACE)" ]; then \
+	  if [ "$$CI" = true ]; then echo "make test: no C compiler for the race detector (CGO_ENABLED=0): install gcc" >&2; exit 1; fi; \
+	  echo "make test: no C compiler (CGO_ENABLED=0): running the tests WITHOUT the race detector; install gcc or clang for it" >&2; \
+	fi
+	$(GO) test $(RACE) -count=1 $(PKGS)
+	$(GO) test $(RACE) -count=1 -tags lcwrap_gopsutil ./internal/procid ./adopt
+	$(GO) test $(RACE) -count=1 -tags '$(BUILD_TAGS)' -run '^(TestHelp|TestRootHelp)' ./cmd/lcwrap
 
 vet:
 	$(GO) vet $(PKGS)
@@ -42,7 +52,13 @@ fuzz:
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:

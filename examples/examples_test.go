@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // binDir holds the lcwrap built by TestMain.
@@ -165,12 +167,11 @@ func checkNoLeftovers(t *testing.T, marker string) {
 	}
 }
 
-// needJQ fails the test when jq is missing: the hooks and CI examples use it.
+// needJQ skips the test when jq is missing (fails it under CI): the hooks
+// and CI examples use it.
 func needJQ(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Fatal("jq is required by the hooks and ci examples (apt-get install jq); .ci/run installs it")
-	}
+	testtool.Need(t, "jq", "apt-get install jq")
 }
 
 // event is the part of a lifecycle event the tests look at.
@@ -371,6 +372,51 @@ func TestCIExample(t *testing.T) {
 	}
 }
 
+// workflowStep is one step of a GitHub Actions workflow, as written.
+type workflowStep struct {
+	body string            // every line of the step
+	env  map[string]string // its env: block
+	run  string            // its run: | block, unindented
+}
+
+// workflowSteps reads the steps of lcwrap-tests.yml's one job by name:
+// enough YAML for this file (each step starts "      - ", its keys are
+// indented by 8 spaces and a block's lines by 10).
+func workflowSteps(t *testing.T, wf string) map[string]workflowStep {
+	t.Helper()
+	steps := map[string]workflowStep{}
+	for _, part := range strings.Split(wf, "\n      - ")[1:] {
+		lines := strings.Split("  "+part, "\n")
+		st := workflowStep{body: part, env: map[string]string{}}
+		name := ""
+		block := ""
+		for _, l := range lines {
+			switch {
+			case strings.HasPrefix(l, "  name: "), strings.HasPrefix(l, "  uses: ") && name == "":
+				name = strings.TrimSpace(l[strings.Index(l, ":")+1:])
+			case strings.HasPrefix(l, "        env:"):
+				block = "env"
+			case strings.HasPrefix(l, "        run: |"):
+				block = "run"
+			case strings.HasPrefix(l, "          ") && block == "env":
+				k, v, _ := strings.Cut(strings.TrimSpace(l), ": ")
+				st.env[k] = v
+			case strings.HasPrefix(l, "          ") && block == "run":
+				st.run += strings.TrimPrefix(l, "          ") + "\n"
+			case strings.TrimSpace(l) == "" && block == "run":
+				st.run += "\n"
+			default:
+				block = ""
+			}
+		}
+		if name == "" {
+			t.Fatalf("a workflow step without a name:\n%s", part)
+		}
+		steps[name] = st
+	}
+	return steps
+}
+
 // TestCIWorkflow checks that the workflow runs the steps run-local.sh
 // runs (the workflow itself only runs on GitHub).
 func TestCIWorkflow(t *testing.T) {
@@ -384,18 +430,91 @@ func TestCIWorkflow(t *testing.T) {
 		"lcwrap --emit stderr ",
 		"-- go test ./... 2>&1 | tee ci.log",
 		"uses: actions/upload-artifact@",
-		"lcwrap validate --mixed ci.log",
+		"lcwrap validate --mixed --require-events ci.log",
 		"lcwrap status --file ci.log --mixed --all --json | jq -e '[.children[] | select(.endedAt)] | length > 0'",
 	} {
 		if !strings.Contains(wf, want) {
 			t.Errorf("ci/lcwrap-tests.yml does not contain %q", want)
 		}
 	}
-	if strings.Count(wf, "if: always()") != 2 {
-		t.Errorf("ci/lcwrap-tests.yml: the upload and check steps must run when the tests fail (if: always())")
+	// No module proxy serves lcwrap: a workflow that installs it from one
+	// fails as written.
+	for _, bad := range []string{"go install", "@latest"} {
+		if strings.Contains(wf, bad) {
+			t.Errorf("ci/lcwrap-tests.yml contains %q: lcwrap is built from its source", bad)
+		}
+	}
+	steps := workflowSteps(t, wf)
+	for _, name := range []string{"Upload the log", "Check the lifecycle lines"} {
+		if !strings.Contains(steps[name].body, "\n        if: always()\n") {
+			t.Errorf("ci/lcwrap-tests.yml: step %q must run when the tests fail (if: always())", name)
+		}
+	}
+	local, err := os.ReadFile("ci/run-local.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"Build lcwrap", "Check the lifecycle lines"} {
+		for _, l := range strings.Split(steps[step].run, "\n") {
+			if cmd, ok := strings.CutPrefix(l, "lcwrap validate "); ok && !strings.Contains(string(local), "lcwrap validate "+cmd) {
+				t.Errorf("run-local.sh does not run %q as the workflow does", l)
+			}
+			if strings.HasPrefix(l, "make ") && !strings.Contains(string(local), " build BIN=") {
+				t.Errorf("run-local.sh does not build lcwrap with make build as the workflow does")
+			}
+		}
 	}
 	if strings.Contains(wf, "\t") {
 		t.Errorf("ci/lcwrap-tests.yml contains a tab: YAML indentation must be spaces")
+	}
+}
+
+// TestCIWorkflowBuild runs the workflow's Build step as written, with this
+// checkout as LCWRAP_REPO and its HEAD as LCWRAP_REF: the lcwrap it builds
+// works, and the step tells the next steps where it and the journal are.
+func TestCIWorkflowBuild(t *testing.T) {
+	b, err := os.ReadFile("ci/lcwrap-tests.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := workflowSteps(t, string(b))["Build lcwrap"]
+	if st.run == "" || st.env["LCWRAP_REPO"] == "" || st.env["LCWRAP_REF"] == "" {
+		t.Fatalf("no Build lcwrap step with LCWRAP_REPO, LCWRAP_REF and a run block:\n%s", st.body)
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testtool.Need(t, "git", "apt-get install git")
+	if out, err := exec.Command("git", "-C", repo, "rev-parse", "HEAD").CombinedOutput(); err != nil {
+		if testtool.CI() {
+			t.Fatalf("CI: %s is not a git checkout, the Build step cannot be run: %v: %s", repo, err, out)
+		}
+		t.Skipf("%s is not a git checkout (%v): the Build step fetches from one", repo, err)
+	}
+	tmp := t.TempDir()
+	ghPath, ghEnv := filepath.Join(tmp, "github_path"), filepath.Join(tmp, "github_env")
+	cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", st.run)
+	cmd.Env = append(os.Environ(),
+		"LCWRAP_REPO="+repo, "LCWRAP_REF=HEAD",
+		"RUNNER_TEMP="+tmp, "GITHUB_PATH="+ghPath, "GITHUB_ENV="+ghEnv)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the Build step failed: %v\n%s", err, out)
+	}
+	bin := filepath.Join(tmp, "bin", "lcwrap")
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "lcwrap version ") {
+		t.Fatalf("%s version: %v: %s", bin, err, out)
+	}
+	// Its exit code is the command's, as the Test step needs.
+	if err := exec.Command(bin, "--no-journal", "--", "sh", "-c", "exit 3").Run(); err == nil || err.(*exec.ExitError).ExitCode() != 3 {
+		t.Errorf("the built lcwrap did not exit 3 with its command: %v", err)
+	}
+	if p, _ := os.ReadFile(ghPath); string(p) != filepath.Join(tmp, "bin")+"\n" {
+		t.Errorf("GITHUB_PATH got %q, want the bin directory", p)
+	}
+	if e, _ := os.ReadFile(ghEnv); string(e) != "LCWRAP_JOURNAL="+filepath.Join(tmp, "lcwrap", "journal.jsonl")+"\n" {
+		t.Errorf("GITHUB_ENV got %q, want LCWRAP_JOURNAL in the runner's temp dir", e)
 	}
 }
 
@@ -786,12 +905,12 @@ func TestAdoptExample(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"web", "api"} {
-		if !regexp.MustCompile(`(?m)^` + c + ` +observed +`).MatchString(r.stdout) {
+		if !regexp.MustCompile(`(?m)^` + c + ` +◎ observed +`).MatchString(r.stdout) {
 			t.Errorf("lcwrap status did not show %s as observed", c)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^web +lost +— +— +unknown +lcwrap \(external\)`).MatchString(r.stdout) {
-		t.Errorf("lcwrap status --all did not show web as lost, exit unknown, external")
+	if !regexp.MustCompile(`(?m)^web +◌ lost +\?5 +— +— +\S+ +\S+ +unknown +lcwrap \(adopted\)`).MatchString(r.stdout) {
+		t.Errorf("lcwrap status --all did not show web as lost, exit unknown, adopted")
 	}
 
 	dirs, _ := filepath.Glob(filepath.Join(e.tmp, "lcwrap-adopt-example.*"))

@@ -38,7 +38,7 @@ func ParseFsync(s string) (FsyncMode, error) {
 	case "never":
 		return FsyncNever, nil
 	}
-	return 0, fmt.Errorf("--fsync %q: use always, terminal or never", s)
+	return 0, fmt.Errorf("%q: use always, terminal or never", s)
 }
 
 // Defaults of Options.
@@ -78,10 +78,15 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
+// EnvPath is the environment variable that names the default journal
+// (lcwrap run sets it for the child, so that an lcwrap inside writes to
+// the same journal).
+const EnvPath = "LCWRAP_JOURNAL"
+
 // DefaultPath resolves the default journal: $LCWRAP_JOURNAL, else
 // $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl.
 func DefaultPath() (string, error) {
-	if p := os.Getenv("LCWRAP_JOURNAL"); p != "" {
+	if p := os.Getenv(EnvPath); p != "" {
 		return p, nil
 	}
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
@@ -91,7 +96,7 @@ func DefaultPath() (string, error) {
 	if home == "" {
 		var err error
 		if home, err = os.UserHomeDir(); err != nil {
-			return "", fmt.Errorf("no journal path: set LCWRAP_JOURNAL, XDG_STATE_HOME or HOME: %w", err)
+			return "", fmt.Errorf("no journal path: set %s, XDG_STATE_HOME or HOME: %w", EnvPath, err)
 		}
 	}
 	return filepath.Join(home, ".local", "state", "lcwrap", "journal.jsonl"), nil

@@ -51,7 +51,7 @@ func (c Counts) MarshalJSON() ([]byte, error) {
 }
 
 // ChildView is one child as a reader shows it at one moment. Its JSON form
-// is part of `lcwrap status --json` (docs/readme/status.md).
+// is part of `lcwrap status --json` (docs/status.md).
 type ChildView struct {
 	ChildID string `json:"childId"`
 	// State is the projected contract state; nil when no event has said.
@@ -267,4 +267,15 @@ func (c *child) staleReason(now int64) string {
 		}
 	}
 	return ""
+}
+
+// View describes one child at now, as Report does, and reports whether
+// the child has been seen. A reader that keeps its own picture current
+// (lcwrap top) recomputes only the children an event touched.
+func (p *Projection) View(childID string, now time.Time) (ChildView, bool) {
+	c := p.children[childID]
+	if c == nil {
+		return ChildView{}, false
+	}
+	return c.view(now.UnixMilli()), true
 }

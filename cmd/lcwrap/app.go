@@ -73,34 +73,42 @@ func run(args []string) int {
 // the values of those that take one) and looks at the first argument
 // after them; anything it does not recognise is left to the parser.
 func plainRun(args []string) bool {
-	takesValue := map[string]bool{}
-	for _, f := range runFlags() {
-		_, isBool := f.(*cli.BoolFlag)
-		for _, n := range f.Names() {
-			takesValue[n] = !isBool
-		}
+	_, i, ok := skipFlags(runFlags(), args)
+	switch {
+	case !ok || i >= len(args):
+		return false // --help, --version, a typo: the parser decides
+	case args[i] == "--":
+		return i+1 < len(args)
+	case args[i] == "run":
+		return true
 	}
-	for i := 1; i < len(args); i++ {
+	return !slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == args[i] })
+}
+
+// skipFlags reads the flags at the start of args[1:] that are among
+// flags, each with its value. It returns where each one starts, the index
+// of the first argument after them ("--", a word, or len(args)), and false
+// when it stopped at a flag that is not among them (the index is then that
+// flag's).
+func skipFlags(flags []cli.Flag, args []string) (starts []int, end int, ok bool) {
+	i := 1
+	for i < len(args) {
 		a := args[i]
-		switch {
-		case a == "--":
-			return i+1 < len(args)
-		case strings.HasPrefix(a, "-"):
-			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			value, known := takesValue[name]
-			if !known {
-				return false // --help, --version, a typo: the parser decides
-			}
-			if value && !hasValue {
-				i++
-			}
-		case a == "run":
-			return true
-		default:
-			return !slices.ContainsFunc(subcommands, func(c subcommand) bool { return c.name == a }) && a != "help"
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := flagNamed(flags, name)
+		if f == nil {
+			return starts, i, false
+		}
+		starts = append(starts, i)
+		i++
+		if takesValue(f) && !hasValue {
+			i++
 		}
 	}
-	return false
+	return starts, min(i, len(args)), true
 }
 
 // subcommand is one of lcwrap's own commands.
@@ -122,6 +130,9 @@ var subcommands = []subcommand{
 	{"emit", emitCommand},
 	{"journal", journalCommand},
 	{"validate", validateCommand},
+	{"top", topCommand},
+	{"report", reportCommand},
+	{"hook", hookCommand},
 	{"help", helpCommand},
 	{"version", versionCommand},
 }
@@ -154,8 +165,11 @@ func report(err error, w io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		help := "lcwrap --help"
-		if ue.cmd != "" && ue.cmd != "lcwrap" {
+		switch {
+		case ue.cmd != "" && ue.cmd != "lcwrap":
 			help = ue.cmd + " --help"
+		case strings.HasPrefix(ue.msg, "-") || strings.HasPrefix(ue.msg, "unknown flag") || strings.HasPrefix(ue.msg, "invalid value"):
+			help = "lcwrap run --help" // the root's help shows only a few run flags
 		}
 		fmt.Fprintf(w, "lcwrap: %s (see '%s')\n", oneLine(ue.msg), help)
 		return exitUsage

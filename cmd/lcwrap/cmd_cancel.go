@@ -16,7 +16,7 @@ import (
 	"github.com/lcwrap/lcwrap/projection"
 )
 
-// The exit codes of lcwrap cancel (docs/readme/adapter.md). Every refusal
+// The exit codes of lcwrap cancel (docs/orchestrator.md). Every refusal
 // happens before anything is sent.
 const (
 	exitCancelTimeout = 1 // --wait: the request was sent, the child has not ended yet
@@ -87,6 +87,7 @@ func cancelAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		self = procid.Identity{PID: os.Getpid(), Host: procid.Host()}
 	}
 	rec := projection.NewCancelRecorder(tr, opts, time.Now, a)
+	defer rec.Close()
 	if err := rec.Requested(jsonl.CutRunes(cmd.String("reason"), jsonl.MaxActivity), self, "SIGTERM"); err != nil {
 		return exitCode(exitCancelJournal, "cannot record the cancel request in %s: %v; nothing was sent", path, err)
 	}

@@ -2,13 +2,17 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // The test binary doubles as the lcwrap binary for testscript and as every
@@ -23,6 +27,20 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:  "testdata/script",
 		Cmds: scriptCmds(),
+		// [need:TOOL]: TOOL is on PATH. A missing one makes the condition
+		// false locally (the script skips, naming what to install) and
+		// fails the script under CI=true.
+		Condition: func(cond string) (bool, error) {
+			name, ok := strings.CutPrefix(cond, "need:")
+			if !ok {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := testtool.Look(name, "see .ci/run")
+			if err != nil && testtool.CI() {
+				return false, err
+			}
+			return err == nil, nil
+		},
 		Setup: func(env *testscript.Env) error {
 			// The shared golden streams (some hold bytes txtar cannot).
 			src, err := filepath.Abs("../../testdata/streams")

@@ -16,32 +16,11 @@ import (
 // saying where it belongs. Arguments that do not start with root flags
 // followed by a subcommand come back unchanged.
 func placeRootFlags(root *cli.Command, args []string) ([]string, error) {
-	i := 1
-	var moved []string
-	var names []string
-	var flagAt []int // where each flag starts in moved
-	for i < len(args) {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
-			break
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		f := flagNamed(root.Flags, name)
-		if f == nil {
-			return args, nil // --help, --version, a typo: the parser decides
-		}
-		flagAt = append(flagAt, len(moved))
-		moved = append(moved, a)
-		names = append(names, name)
-		i++
-		if takesValue(f) && !hasValue && i < len(args) {
-			moved = append(moved, args[i])
-			i++
-		}
+	starts, i, ok := skipFlags(root.Flags, args)
+	if !ok || len(starts) == 0 || i == len(args) || args[i] == "--" {
+		return args, nil // no flag before a word, or one the parser decides on
 	}
-	if len(moved) == 0 || i == len(args) {
-		return args, nil
-	}
+	moved := args[1:i]
 	leaf := root.Command(args[i])
 	if leaf == nil {
 		return args, nil // a command to run
@@ -55,12 +34,17 @@ func placeRootFlags(root *cli.Command, args []string) ([]string, error) {
 		leaf, j = sub, j+1
 	}
 	full := "lcwrap " + strings.Join(args[i:j], " ")
-	for k, name := range names {
+	for k, at := range starts {
+		name, _, _ := strings.Cut(strings.TrimLeft(args[at], "-"), "=")
 		rf, lf := flagNamed(root.Flags, name), flagNamed(leaf.Flags, name)
 		if lf != nil && takesValue(lf) == takesValue(rf) {
 			continue
 		}
-		flag := strings.Join(moved[flagAt[k]:flagEnd(flagAt, k, len(moved))], " ")
+		next := i
+		if k+1 < len(starts) {
+			next = starts[k+1]
+		}
+		flag := strings.Join(args[at:next], " ")
 		var msg string
 		if len(leaf.Commands) > 0 {
 			msg = fmt.Sprintf("%s goes after the command of '%s', e.g. '%s %s %s'", flag, full, full, leaf.Commands[0].Name, flag)
@@ -77,14 +61,6 @@ func placeRootFlags(root *cli.Command, args []string) ([]string, error) {
 	out = append(out, args[i:j]...)
 	out = append(out, moved...)
 	return append(out, args[j:]...), nil
-}
-
-// flagEnd is where flag k of moved ends.
-func flagEnd(flagAt []int, k, n int) int {
-	if k+1 < len(flagAt) {
-		return flagAt[k+1]
-	}
-	return n
 }
 
 // flagNamed returns the flag of flags with that name or alias, or nil.
@@ -109,29 +85,15 @@ func takesValue(f cli.Flag) bool {
 // "lcwrap stauts"; "" otherwise. A name after "--", or one that is on
 // PATH, gets none: the user asked for that program.
 func didYouMean(root *cli.Command, args []string) string {
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return ""
-		case strings.HasPrefix(a, "-"):
-			name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			f := flagNamed(root.Flags, name)
-			if f == nil {
-				return ""
-			}
-			if takesValue(f) && !hasValue {
-				i++
-			}
-		default:
-			if _, err := exec.LookPath(a); err == nil {
-				return ""
-			}
-			if s := suggest(a, subcommandNames()); s != "" && s != a {
-				return "did you mean: lcwrap " + s + "?"
-			}
-			return ""
-		}
+	_, i, ok := skipFlags(root.Flags, args)
+	if !ok || i == len(args) || args[i] == "--" {
+		return ""
+	}
+	if _, err := exec.LookPath(args[i]); err == nil {
+		return ""
+	}
+	if s := suggest(args[i], subcommandNames()); s != "" && s != args[i] {
+		return "did you mean: lcwrap " + s + "?"
 	}
 	return ""
 }

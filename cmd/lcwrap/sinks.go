@@ -44,7 +44,7 @@ func journalPath(cmd *cli.Command) (string, error) {
 func journalOptions(cmd *cli.Command) (journal.Options, error) {
 	mode, err := journal.ParseFsync(cmd.String("fsync"))
 	if err != nil {
-		return journal.Options{}, usagef(cmd, "%v", err)
+		return journal.Options{}, usagef(cmd, "--fsync %v", err)
 	}
 	if cmd.Duration("lock-timeout") <= 0 {
 		return journal.Options{}, usagef(cmd, "--lock-timeout must be positive")
@@ -85,7 +85,7 @@ func openSinks(cmd *cli.Command, std stdio) (*sinkSet, error) {
 	for _, v := range cmd.StringSlice("emit") {
 		spec, err := emit.ParseSinkSpec(v)
 		if err != nil {
-			return nil, usagef(cmd, "%v", err)
+			return nil, usagef(cmd, "--emit %v", err)
 		}
 		specs = append(specs, spec)
 	}

@@ -2,10 +2,11 @@
 # run-local.sh [--fail]: the steps of lcwrap-tests.yml on this machine,
 # with fake-tests.sh standing in for `go test ./...`:
 #
-#   1. build lcwrap (only when none is on PATH),
+#   1. build lcwrap with `make build` (only when none is on PATH),
 #   2. run the tests under `lcwrap --emit stderr`, 2>&1 | tee ci.log,
 #   3. keep the log and the journal as the job's artifacts,
-#   4. check the log: `lcwrap validate --mixed`, and an ended lifecycle.
+#   4. check the log: `lcwrap validate --mixed --require-events`, and an
+#      ended lifecycle.
 #
 # --fail makes one fake test fail. Exit status: the test step's (lcwrap's,
 # which is the test command's) when the log checks out; 2 when it does not.
@@ -29,7 +30,7 @@ export LCWRAP_JOURNAL="$work/lcwrap/journal.jsonl"
 # 1. Build lcwrap.
 if ! command -v lcwrap >/dev/null 2>&1; then
 	say "building lcwrap from $root"
-	(cd "$root" && go build -o "$work/bin/lcwrap" ./cmd/lcwrap)
+	make -s -C "$root" build BIN="$work/bin/lcwrap"
 	PATH="$work/bin:$PATH"
 fi
 say "using $(command -v lcwrap) ($(lcwrap --version))"
@@ -50,9 +51,9 @@ cp ci.log "$LCWRAP_JOURNAL" artifacts/
 say "artifacts: $(cd artifacts && echo *)"
 
 # 4. Check the lifecycle lines.
-say "step Check: lcwrap validate --mixed ci.log"
+say "step Check: lcwrap validate --mixed --require-events ci.log"
 ok=1
-lcwrap validate --mixed ci.log || ok=0
+lcwrap validate --mixed --require-events ci.log || ok=0
 if ! lcwrap status --file ci.log --mixed --all --json | jq -e '[.children[] | select(.endedAt)] | length > 0' >/dev/null; then
 	say "ci.log holds no ended lifecycle: was the test step run under lcwrap?"
 	ok=0

@@ -15,6 +15,9 @@ import (
 // Backend names the process-table implementation in use.
 const Backend = "procfs"
 
+// nativeClock is the clock of this backend's start times.
+const nativeClock = ClockTicks
+
 // System is the real process table, read from /proc.
 var System Table = procfs{}
 
@@ -61,6 +64,7 @@ func parseStat(pid int, b []byte) (Info, error) {
 	}
 	info.PPID, _ = strconv.Atoi(f[1])
 	info.PGID, _ = strconv.Atoi(f[2])
+	info.SID, _ = strconv.Atoi(f[3])
 	st, err := strconv.ParseUint(f[19], 10, 64)
 	if err != nil {
 		return Info{}, fmt.Errorf("procid: bad start time in /proc/%d/stat", pid)

@@ -1,0 +1,82 @@
+package codex
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/internal/mockresponses"
+)
+
+// TestRealExecJSON runs the real codex exec --json against the mock: a
+// command execution, then a final message; every line maps to the
+// session's events without a guessed state.
+func TestRealExecJSON(t *testing.T) {
+	env, codexHome, srv := codexEnv(t, mockresponses.Step{Calls: []mockresponses.Call{mockresponses.Exec("echo lcwrap-marker")}})
+	out := runExec(t, env, "run the marker command")
+	if srv.Requests() < 2 {
+		t.Fatalf("the mock answered %d requests, want 2 (tool call, then final message)", srv.Requests())
+	}
+	tr, sink := newTracker(t, agent.Config{Parent: "codex-proc", RunTag: "t1"})
+	var r ExecReader
+	feed(tr, out, r.Line)
+	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
+	sink.check(t)
+	got := sink.summary()
+	for _, want := range []string{
+		"created created",
+		"state_changed starting",
+		"state_changed running prompt submitted",
+		"activity command: /bin/bash -lc 'echo lcwrap-marker'",
+		"activity command done",
+		"activity agent message",
+		"activity turn completed",
+		"terminal lost",
+	} {
+		if !strings.Contains(got, want+"\n") && !strings.Contains(got, want+" ") {
+			t.Errorf("no %q event in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "waiting") {
+		t.Errorf("exec never says it waits, yet:\n%s", got)
+	}
+	all := sink.all()
+	if !strings.Contains(all, `"agentReport":{"usage":{`) {
+		t.Errorf("the turn's usage is not recorded as codex's report:\n%s", all)
+	}
+	if strings.Contains(all, "sk-lcwrap-test") {
+		t.Errorf("the key reached an event")
+	}
+	if os.Getenv("LCWRAP_RECORD") != "" {
+		record(t, "exec-command.jsonl", out)
+		rollouts, _ := filepath.Glob(filepath.Join(codexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+		if len(rollouts) == 1 {
+			b, _ := os.ReadFile(rollouts[0])
+			record(t, "rollout-exec-command.jsonl", b)
+		}
+	}
+}
+
+// record writes a redacted recording into testdata (LCWRAP_RECORD=1).
+func record(t *testing.T, name string, data []byte) {
+	t.Helper()
+	data = redactRecording(data)
+	if err := os.WriteFile(filepath.Join("testdata", name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var (
+	textField = regexp.MustCompile(`"text":"(?:[^"\\]|\\.){200,}"`)
+	tmpPath   = regexp.MustCompile(`/tmp/[A-Za-z0-9_./-]*`)
+)
+
+// redactRecording replaces long texts (codex's instructions) and
+// temporary paths, keeping every line's shape.
+func redactRecording(b []byte) []byte {
+	b = textField.ReplaceAll(b, []byte(`"text":"(long text removed from the recording)"`))
+	return tmpPath.ReplaceAllFunc(b, func(p []byte) []byte { return []byte("/tmp/rec") })
+}

@@ -1,0 +1,169 @@
+package codex
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/lcwrap/lcwrap/internal/procid"
+)
+
+// Prove looks for the rollout file of the process tree under root. It
+// returns a Proof, or one of ErrNotYet, ErrAmbiguous, ErrShared,
+// ErrMismatch, ErrRootGone (wrapped with the facts), or the error of
+// reading the process table.
+func Prove(root procid.Identity) (Proof, error) {
+	if v := procid.Check(procid.System, root); v.Status != procid.Alive {
+		return Proof{}, fmt.Errorf("%w: %s", ErrRootGone, v.Reason)
+	}
+	tree, err := processTree(root)
+	if err != nil {
+		return Proof{}, err
+	}
+	type held struct {
+		path   string
+		holder int
+	}
+	var found []held
+	seen := map[string]bool{}
+	sockets := map[uint32]bool{} // socket inodes held in the tree
+	fds := map[int][]uint32{}    // each process's socket inodes
+	for pid := range tree {
+		ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+		if err != nil {
+			continue // gone meanwhile, or not ours to read
+		}
+		for _, e := range ents {
+			link, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + e.Name())
+			if err != nil {
+				continue
+			}
+			if ino, ok := socketInode(link); ok {
+				sockets[ino] = true
+				fds[pid] = append(fds[pid], ino)
+				continue
+			}
+			if threadOf(link) != "" && !seen[link] {
+				seen[link] = true
+				found = append(found, held{link, pid})
+			}
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return Proof{}, ErrNotYet
+	case len(found) > 1:
+		return Proof{}, fmt.Errorf("%w (%d files)", ErrAmbiguous, len(found))
+	}
+	h := found[0]
+	if len(fds[h.holder]) > 0 {
+		socks, err := unixSockets()
+		if err != nil {
+			return Proof{}, fmt.Errorf("%w: cannot list unix sockets: %v", ErrShared, err)
+		}
+		for _, ino := range fds[h.holder] {
+			s, ok := socks[ino]
+			if ok && s.named && s.state == tcpEstablished && !sockets[s.peer] {
+				return Proof{}, fmt.Errorf("%w (pid %d has a client connection from outside)", ErrShared, h.holder)
+			}
+		}
+	}
+	thread := threadOf(h.path)
+	meta, err := firstLine(h.path)
+	if err != nil {
+		return Proof{}, err
+	}
+	if m, ok := ParseSessionMeta(meta); !ok || !strings.EqualFold(m.ID, thread) {
+		return Proof{}, fmt.Errorf("%w: %s", ErrMismatch, h.path)
+	}
+	id, info, err := procid.Of(procid.System, h.holder)
+	if err != nil || id.StartTime != tree[h.holder].StartTime {
+		return Proof{}, fmt.Errorf("%w: the holder exited meanwhile", ErrNotYet)
+	}
+	rootInfo := tree[root.PID]
+	p := Proof{Path: h.path, ThreadID: thread, Root: root, Holder: id, OwnSession: info.SID != rootInfo.SID && info.SID == info.PID}
+	for pid := h.holder; ; pid = tree[pid].PPID {
+		p.Chain = append([]int{pid}, p.Chain...)
+		if pid == root.PID {
+			break
+		}
+	}
+	p.Executable, _ = procid.Exe(h.holder)
+	return p, nil
+}
+
+// processTree returns root and every live descendant of it. A process is
+// a descendant when its chain of parents reaches root, each parent having
+// started no later than its child and root having root's start time: a
+// reused pid breaks the chain rather than joining it.
+func processTree(root procid.Identity) (map[int]procid.Info, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	all := map[int]procid.Info{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if info, err := procid.System.Stat(pid); err == nil && !info.Zombie() {
+			all[pid] = info
+		}
+	}
+	r, ok := all[root.PID]
+	if !ok || r.StartTime != root.StartTime {
+		return nil, ErrRootGone
+	}
+	tree := map[int]procid.Info{root.PID: r}
+	var in func(pid int, depth int) bool
+	memo := map[int]bool{root.PID: true}
+	in = func(pid int, depth int) bool {
+		if v, ok := memo[pid]; ok {
+			return v
+		}
+		info := all[pid]
+		parent, ok := all[info.PPID]
+		v := ok && depth < 64 && parent.StartTime <= info.StartTime && in(info.PPID, depth+1)
+		memo[pid] = v
+		return v
+	}
+	for pid, info := range all {
+		if in(pid, 0) {
+			tree[pid] = info
+		}
+	}
+	return tree, nil
+}
+
+// socketInode reads "socket:[1234]".
+func socketInode(link string) (uint32, bool) {
+	s, ok := strings.CutPrefix(link, "socket:[")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 32)
+	return uint32(n), err == nil
+}
+
+// firstLine reads a file's first line (at most 1 MiB: a session_meta
+// carries codex's base instructions).
+func firstLine(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
+	for len(line) < maxLine {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			break
+		}
+	}
+	return line, nil
+}

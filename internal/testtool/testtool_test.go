@@ -1,0 +1,36 @@
+package testtool
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+type recorder struct{ fatal, skip string }
+
+func (r *recorder) Helper()                      {}
+func (r *recorder) Fatalf(f string, args ...any) { r.fatal = fmt.Sprintf(f, args...) }
+func (r *recorder) Skipf(f string, args ...any)  { r.skip = fmt.Sprintf(f, args...) }
+
+func TestNeed(t *testing.T) {
+	if p := Need(t, "sh", "it is POSIX"); p == "" {
+		t.Fatal("sh not found")
+	}
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		var r recorder
+		Need(&r, "no-such-tool-lcwrap", "apt-get install no-such-tool")
+		msg := r.skip
+		if ci == "true" {
+			msg = r.fatal
+			if r.skip != "" {
+				t.Errorf("CI=true: skipped: %q", r.skip)
+			}
+		} else if r.fatal != "" {
+			t.Errorf("locally: failed: %q", r.fatal)
+		}
+		if !strings.Contains(msg, "no-such-tool-lcwrap is not installed (apt-get install no-such-tool)") {
+			t.Errorf("CI=%q: message %q", ci, msg)
+		}
+	}
+}
