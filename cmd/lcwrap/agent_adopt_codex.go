@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/urfave/cli/v3"
+
 	"github.com/lcwrap/lcwrap/adopt"
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/codex"
@@ -9,17 +11,21 @@ import (
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
-// adoptAgent follows an adopted codex process's session where its own
+// adoptCodex follows an adopted codex process's session where its own
 // files prove which session is that process's (codex.Prove: a rollout it,
 // or a descendant serving no one else, holds open); for any other
 // process, and until there is proof, the adoption stays PID-only. It
 // returns what to call when observation ends: gone says the process
 // ended (its open sessions then end lost), else observation stopped and
 // they are left as they are.
-func adoptAgent(em *emit.Emitter, c *emit.Child, p *adopt.Process) (end func(gone bool)) {
+func adoptCodex(cmd *cli.Command, em *emit.Emitter, c *emit.Child, p *adopt.Process) (end func(gone bool)) {
+	none := func(bool) {}
+	if name := cmd.String("agent"); name != agent.SelectAuto && name != codex.Source {
+		return none
+	}
 	argv, err := procid.Cmdline(p.Identity().PID)
 	if err != nil || codex.ProcessMode(argv) == codex.ModeNone {
-		return func(bool) {}
+		return none
 	}
 	lin := c.Lineage()
 	tr := agent.New(agent.Config{
@@ -39,7 +45,7 @@ func adoptAgent(em *emit.Emitter, c *emit.Child, p *adopt.Process) (end func(gon
 	return func(gone bool) {
 		f.Stop()
 		if gone {
-			tr.End(agent.ProcessEnd{ChildID: c.ID()})
+			tr.End(agent.ProcessEnd{ChildID: c.ID(), Adopted: true})
 		}
 	}
 }
