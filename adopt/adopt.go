@@ -67,7 +67,7 @@ func ParseWatch(s string) (Watch, error) {
 	case "poll":
 		return WatchPoll, nil
 	}
-	return 0, fmt.Errorf("--watch %q: use auto or poll", s)
+	return 0, fmt.Errorf("%q: use auto or poll", s)
 }
 
 // Options configures Open. Zero values mean the defaults.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // Agent selections of the command line (--agent).
@@ -23,24 +26,34 @@ type Launch struct {
 	// Tracker records the agent's observations (source: Driver.Name()).
 	Tracker *Tracker
 
+	// Recorded, when not nil, is the command as the created event records
+	// it (the agent's prompt elided, say); Argv as given otherwise.
+	Recorded []string
 	// Env is added to the child's environment (KEY=VALUE).
 	Env []string
-	// Added describes what Prepare added to the command line; it goes
-	// into the created event's details (nil: nothing was added).
-	Added map[string]any
+	// Added says which integration ran and what Prepare added to the
+	// command line; it is the created event's agent member (nil: the
+	// integration does nothing this run).
+	Added *jsonl.AgentLaunch
 	// Warnings are lines for lcwrap's stderr (without the "lcwrap: ").
 	Warnings []string
 	// Stdout, when not nil, is given every byte of the child's stdout as
 	// it is passed through, unchanged; it must not block, and its errors
 	// are ignored.
 	Stdout io.Writer
+	// Started, when not nil, is called once the process has started,
+	// with its identity, after its starting event; it must return
+	// promptly.
+	Started func(child procid.Identity)
 	// Close, when not nil, is called once the process has ended and its
 	// output is drained, before the agent's children are ended: no
 	// evidence arrives after it returns.
 	Close func()
-	// Report, when not nil, returns the agent's own report on the run
-	// for the process's terminal event (nil: none), attributed to it.
-	Report func() map[string]any
+	// Report, when not nil, adds to the process's terminal event: the
+	// agent's own report on the run in AgentReport, attributed to it
+	// (ReportedBy, Via), never as lcwrap's claim; lcwrap's own findings
+	// about the integration in members of their own.
+	Report func(terminal *jsonl.Terminal)
 }
 
 // Driver is one agent integration for runs lcwrap launches.

@@ -18,13 +18,13 @@ import (
 const (
 	// ClaimAgentReportedEnd: the agent itself said the session or
 	// sub-agent ended. It never says the task was done.
-	ClaimAgentReportedEnd = "agent-reported-end"
+	ClaimAgentReportedEnd = jsonl.ClaimAgentReportedEnd
 	// ClaimProcessEnded: the agent's process ended while the child was
 	// still open; how the child ended is unknown.
-	ClaimProcessEnded = "launched-process-ended"
+	ClaimProcessEnded = jsonl.ClaimLaunchedProcessEnded
 	// ClaimSessionEnded: the session ended while this sub-agent was still
 	// open; how the sub-agent ended is unknown.
-	ClaimSessionEnded = "session-ended"
+	ClaimSessionEnded = jsonl.ClaimSessionEnded
 )
 
 // Config says whose evidence a Tracker records and where.
@@ -84,6 +84,15 @@ func New(cfg Config) *Tracker {
 	return &Tracker{cfg: cfg, sessions: map[string]*SessionState{}}
 }
 
+// SetEmitter sets the emitter when it could not be known at New (the
+// run's sinks are made after the agent integration is prepared). Call it
+// before the first Apply.
+func (t *Tracker) SetEmitter(e *emit.Emitter) {
+	t.mu.Lock()
+	t.cfg.Emitter = e
+	t.mu.Unlock()
+}
+
 // Load gives the Tracker a session's saved state (hook mode), replacing
 // what it held for that session.
 func (t *Tracker) Load(st *SessionState) {
@@ -141,8 +150,8 @@ func (t *Tracker) Apply(out Outcome) error {
 type ProcessEnd struct {
 	// ChildID is the launched process's child id.
 	ChildID string
-	// Details describe its end (its exit status, as lcwrap recorded it).
-	Details map[string]any
+	// Exit is its exit as lcwrap recorded it (nil: not known).
+	Exit *jsonl.Exit
 }
 
 // End is called once the agent's process has ended, before that
@@ -151,7 +160,7 @@ type ProcessEnd struct {
 // terminal event may add about the agent (the sessions seen, payloads that
 // named no session), or nil when there is nothing to say. Later calls
 // return nil.
-func (t *Tracker) End(p ProcessEnd) map[string]any {
+func (t *Tracker) End(p ProcessEnd) *jsonl.AgentSessions {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ended {
@@ -164,37 +173,18 @@ func (t *Tracker) End(p ProcessEnd) map[string]any {
 		if s.Current != nil {
 			ids = append(ids, s.Current.ID)
 		}
-		cause := map[string]any{"claim": ClaimProcessEnded, "process": processCause(p),
-			"note": "the agent's process ended while this was open; how it ended is unknown"}
+		cause := jsonl.AgentEvent{Claim: ClaimProcessEnded, Process: &jsonl.AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
+			Note: "the agent's process ended while this was open; how it ended is unknown"}
 		t.closeAgents(s, cause)
 		if s.Current.Open() {
 			t.summary(s)
-			t.write(s.Current, emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: jsonl.FreeDetails(cause)})
+			t.write(s.Current, emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: cause})
 		}
 	}
-	out := map[string]any{}
-	if len(ids) > 0 {
-		out["sessions"] = ids
-	}
-	if len(t.orphans) > 0 {
-		out["unattributed"] = map[string]int(t.orphans)
-	}
-	if len(out) == 0 {
+	if len(ids) == 0 && len(t.orphans) == 0 {
 		return nil
 	}
-	out["source"] = t.cfg.Source
-	return out
-}
-
-func processCause(p ProcessEnd) map[string]any {
-	m := map[string]any{}
-	if p.ChildID != "" {
-		m["childId"] = p.ChildID
-	}
-	for k, v := range p.Details {
-		m[k] = v
-	}
-	return m
+	return &jsonl.AgentSessions{Sessions: ids, Source: t.cfg.Source, Unattributed: jsonl.IntMap(t.orphans)}
 }
 
 // --- observations -----------------------------------------------------
@@ -232,9 +222,9 @@ func (t *Tracker) apply(o Observation) {
 	case ErrorReported:
 		c := t.target(s, o)
 		d := evidence(o)
-		d["reportedError"] = firstSet(o.Reason, "unknown")
-		d["message"] = "the agent reported an error; its state is unchanged"
-		t.write(c, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails(d)})
+		d.ReportedError = firstSet(o.Reason, "unknown")
+		d.Message = "the agent reported an error; its state is unchanged"
+		t.write(c, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
 	case Note:
 		t.activity(t.target(s, o), o, o.Summary)
 	case SubagentStarted:
@@ -263,20 +253,12 @@ func (t *Tracker) open(s *SessionState, o Observation, seenStart bool) *ChildSta
 	}
 	s.Current = c
 	d := evidence(o)
-	d["agent"] = t.cfg.Source
-	d["sessionId"] = s.Session
-	d["observation"] = "agent-report"
-	if o.Source != "" {
-		d["sessionSource"] = o.Source
-	}
-	if t.cfg.Limits != "" {
-		d["limits"] = t.cfg.Limits
-	}
+	d.Agent, d.SessionID, d.Observation, d.SessionSource, d.Limits = t.cfg.Source, s.Session, "agent-report", o.Source, t.cfg.Limits
 	if !seenStart {
-		d["note"] = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
+		d.Note = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
-	t.write(c, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: jsonl.FreeDetails(d)})
-	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: jsonl.FreeDetails(evidence(o))})
+	t.write(c, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: d})
+	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
 	return c
 }
 
@@ -308,8 +290,8 @@ func (t *Tracker) subagentStarted(s *SessionState, o Observation) {
 		return
 	}
 	a = t.newAgent(s, parent, o, true)
-	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: jsonl.FreeDetails(evidence(o))})
-	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateRunning, Details: jsonl.FreeDetails(evidence(o))})
+	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
+	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateRunning, Details: evidence(o)})
 	t.activity(a, o, firstSet(o.AgentType, "unnamed")+" sub-agent started")
 }
 
@@ -321,7 +303,7 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 	if prev := s.Agents[o.Agent]; prev != nil {
 		n = prev.Lifecycles + 1
 	}
-	id := parent.ID + "." + key(o.Agent, 16)
+	id := parent.ID + "." + shortKey(s, o.Agent)
 	if n > 1 {
 		id += fmt.Sprintf("+%d", n)
 	}
@@ -331,20 +313,11 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 	}
 	s.Agents[o.Agent] = a
 	d := evidence(o)
-	d["agent"] = t.cfg.Source
-	d["sessionId"] = s.Session
-	d["agentId"] = o.Agent
-	if o.AgentType != "" {
-		d["agentType"] = o.AgentType
-	}
-	d["observation"] = "agent-report"
-	if t.cfg.Limits != "" {
-		d["limits"] = t.cfg.Limits
-	}
+	d.Agent, d.SessionID, d.AgentID, d.AgentType, d.Observation, d.Limits = t.cfg.Source, s.Session, o.Agent, o.AgentType, "agent-report", t.cfg.Limits
 	if !seenStart {
-		d["note"] = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
+		d.Note = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
-	t.write(a, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: jsonl.FreeDetails(d)})
+	t.write(a, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: d})
 	return a
 }
 
@@ -356,8 +329,8 @@ func (t *Tracker) subagentStopped(s *SessionState, o Observation) {
 		a = t.newAgent(s, parent, o, false)
 	case !a.Open():
 		d := evidence(o)
-		d["message"] = "another stop for a sub-agent already recorded as ended: it may have gone on after the first (a hook can keep it running); its record stays ended"
-		t.write(a, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails(d)})
+		d.Message = "another stop for a sub-agent already recorded as ended: it may have gone on after the first (a hook can keep it running); its record stays ended"
+		t.write(a, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
 		return
 	}
 	t.reportedEnd(a, o, "the agent reported that this sub-agent stopped; whether it did its job is not known")
@@ -366,17 +339,14 @@ func (t *Tracker) subagentStopped(s *SessionState, o Observation) {
 func (t *Tracker) sessionEnded(s *SessionState, o Observation) {
 	if s.Current != nil && !s.Current.Open() {
 		d := evidence(o)
-		d["message"] = "another end for a session already recorded as ended; its record stays ended"
-		t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails(d)})
+		d.Message = "another end for a session already recorded as ended; its record stays ended"
+		t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
 		return
 	}
 	c := t.ensure(s, o)
 	cause := evidence(o)
-	cause["claim"] = ClaimSessionEnded
-	if o.Reason != "" {
-		cause["reason"] = o.Reason
-	}
-	cause["note"] = "the session ended before the end of this sub-agent was reported; how it ended is unknown"
+	cause.Claim, cause.Reason = ClaimSessionEnded, o.Reason
+	cause.Note = "the session ended before the end of this sub-agent was reported; how it ended is unknown"
 	t.closeAgents(s, cause)
 	t.summary(s)
 	t.reportedEnd(c, o, "the agent reported that the session ended; whether its work was done is not known")
@@ -388,21 +358,17 @@ func (t *Tracker) sessionEnded(s *SessionState, o Observation) {
 // never seen at work has no edge to completed).
 func (t *Tracker) reportedEnd(c *ChildState, o Observation, note string) {
 	d := evidence(o)
-	d["claim"] = ClaimAgentReportedEnd
-	if o.Reason != "" {
-		d["reason"] = o.Reason
-	}
-	d["note"] = note
+	d.Claim, d.Reason, d.Note = ClaimAgentReportedEnd, o.Reason, note
 	state := jsonl.StateCompleted
 	if jsonl.Transition(c.State, state) != nil {
 		state = jsonl.StateLost
-		d["note"] = note + "; it was never seen at work (no prompt, tool call or start of work was reported), and the lifecycle has no edge from " + string(c.State) + " to completed"
+		d.Note = note + "; it was never seen at work (no prompt, tool call or start of work was reported), and the lifecycle has no edge from " + string(c.State) + " to completed"
 	}
-	t.write(c, emit.Spec{Kind: jsonl.KindTerminal, State: state, Details: jsonl.FreeDetails(d)})
+	t.write(c, emit.Spec{Kind: jsonl.KindTerminal, State: state, Details: d})
 }
 
 // closeAgents ends every open sub-agent of s as lost with cause.
-func (t *Tracker) closeAgents(s *SessionState, cause map[string]any) {
+func (t *Tracker) closeAgents(s *SessionState, cause jsonl.AgentEvent) {
 	ids := make([]string, 0, len(s.Agents))
 	for id, a := range s.Agents {
 		if a.Open() {
@@ -411,12 +377,13 @@ func (t *Tracker) closeAgents(s *SessionState, cause map[string]any) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		t.write(s.Agents[id], emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: jsonl.FreeDetails(cause)})
+		t.write(s.Agents[id], emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: cause})
 	}
 }
 
-// to moves c to state, or records text as activity when it is there
-// already (a repeated state is never a self-edge).
+// to moves c to state and records text as its activity; a child in that
+// state already gets the activity only (a repeated state is never a
+// self-edge).
 func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text string) {
 	if c.State == state {
 		if text != "" {
@@ -426,20 +393,19 @@ func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text strin
 	}
 	if err := jsonl.Transition(c.State, state); err != nil {
 		if c.State == jsonl.StateCreated && state != jsonl.StateStarting {
-			t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: jsonl.FreeDetails(evidence(o))})
+			t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
 		} else {
 			t.errs = append(t.errs, fmt.Errorf("agent: %s: %w", c.ID, err))
 			return
 		}
 	}
 	d := evidence(o)
-	if state == jsonl.StateWaiting && o.WaitingFor != "" {
-		d["waitingFor"] = o.WaitingFor
+	if state == jsonl.StateWaiting {
+		d.WaitingFor = o.WaitingFor
 	}
-	if o.Tool != "" {
-		d["tool"] = o.Tool
-	}
-	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Activity: text, Details: jsonl.FreeDetails(d)})
+	d.Tool = o.Tool
+	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Details: d})
+	t.activity(c, o, text) // what moved it, as the child's latest activity
 }
 
 func (t *Tracker) activity(c *ChildState, o Observation, text string) {
@@ -447,15 +413,13 @@ func (t *Tracker) activity(c *ChildState, o Observation, text string) {
 		return
 	}
 	d := evidence(o)
-	if o.Tool != "" {
-		d["tool"] = o.Tool
-	}
-	t.write(c, emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: jsonl.FreeDetails(d)})
+	d.Tool = o.Tool
+	t.write(c, emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: d})
 }
 
-// count records a payload that became no event; the first of each kind
-// on a session is a diagnostic there at once, the totals follow at the
-// session's end.
+// count records a payload that became no event; the first unrecognised
+// one of each kind on a session is a diagnostic there at once, and the
+// totals of every kind (the ignored ones too) follow at the session's end.
 func (t *Tracker) count(session, kind string) {
 	s := t.sessions[session]
 	if session == "" || s == nil || !s.Current.Open() {
@@ -466,13 +430,13 @@ func (t *Tracker) count(session, kind string) {
 		t.orphans.add(kind)
 		return
 	}
-	if !s.Counts.add(kind) {
+	if !s.Counts.add(kind) || !strings.HasPrefix(kind, "unrecognized:") {
 		return
 	}
-	outcome, what, _ := strings.Cut(kind, ":")
-	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails{
-		"normalization": map[string]any{"outcome": outcome, "kind": what, "count": 1},
-		"message":       "a payload of this kind was " + outcome + " and recorded as nothing else; further ones are counted",
+	_, what, _ := strings.Cut(kind, ":")
+	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.AgentEvent{
+		Normalization: &jsonl.Normalization{Outcome: "unrecognized", Kind: what, Count: 1},
+		Message:       "a payload of this kind was not recognised and is recorded as nothing else; further ones are counted",
 	}})
 }
 
@@ -480,15 +444,15 @@ func (t *Tracker) count(session, kind string) {
 // more than once (the first of each was a diagnostic already).
 func (t *Tracker) summary(s *SessionState) {
 	more := false
-	for _, n := range s.Counts {
-		more = more || n > 1
+	for k, n := range s.Counts {
+		more = more || n > 1 || !strings.HasPrefix(k, "unrecognized:")
 	}
 	if !more || !s.Current.Open() {
 		return
 	}
-	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.FreeDetails{
-		"normalization": map[string]any{"counts": map[string]int(s.Counts)},
-		"message":       "payloads of this session that became no event, by kind",
+	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.AgentEvent{
+		Normalization: &jsonl.Normalization{Counts: jsonl.IntMap(s.Counts)},
+		Message:       "payloads of this session that became no event, by kind",
 	}})
 }
 
@@ -526,15 +490,10 @@ func (t *Tracker) sessionKey(sid string) string {
 // --- helpers ----------------------------------------------------------
 
 // evidence is the details every event of an observation starts from.
-func evidence(o Observation) map[string]any {
-	d := map[string]any{}
-	if o.Native != "" {
-		d["evidence"] = o.Native
-	}
-	for k, v := range o.Facts {
-		if _, ok := d[k]; !ok {
-			d[k] = v
-		}
+func evidence(o Observation) jsonl.AgentEvent {
+	d := jsonl.AgentEvent{Evidence: o.Native}
+	if len(o.Facts) > 0 {
+		d.Reported = jsonl.FreeDetails(o.Facts)
 	}
 	return d
 }
@@ -599,6 +558,21 @@ func key(id string, max int) string {
 	h := fnv.New64a()
 	h.Write([]byte(id))
 	return fmt.Sprintf("h%016x", h.Sum64())
+}
+
+// shortKey is the first 8 characters of a sub-agent's id when no other
+// sub-agent of the session shares them, else its whole key.
+func shortKey(s *SessionState, agentID string) string {
+	k := key(agentID, 60)
+	if len(k) <= 8 {
+		return k
+	}
+	for other := range s.Agents {
+		if other != agentID && strings.HasPrefix(key(other, 60), k[:8]) {
+			return k
+		}
+	}
+	return k[:8]
 }
 
 // cutKind keeps a kind printable and short: it comes from a payload.

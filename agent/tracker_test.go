@@ -103,11 +103,11 @@ func TestTrackerSessionLifecycle(t *testing.T) {
 	}
 	sink.check(t)
 	want := []string{
-		"created created", "state_changed starting", "state_changed running prompt submitted",
-		"activity Bash: echo hi", "state_changed waiting waiting for permission (Bash)", "activity waiting for permission (Bash)",
+		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
+		"activity Bash: echo hi", "state_changed waiting", "activity waiting for permission (Bash)", "activity waiting for permission (Bash)",
 		"state_changed running", "activity Bash done",
-		"state_changed waiting turn ended; waiting for the user", "activity turn ended; waiting for the user",
-		"state_changed running prompt submitted", "terminal completed", "diagnostic",
+		"state_changed waiting", "activity turn ended; waiting for the user", "activity turn ended; waiting for the user",
+		"state_changed running", "activity prompt submitted", "terminal completed", "diagnostic",
 	}
 	got := sink.of("cc-s1")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -148,7 +148,7 @@ func TestTrackerProcessEndLosesOpenChildrenOnce(t *testing.T) {
 	tr, sink := newTracker(t, Config{Parent: "p", RunTag: "r1"})
 	tr.Apply(Observe(Observation{Kind: PromptSubmitted, Session: "0123456789abcdef", Native: "UserPromptSubmit"}))
 	tr.Apply(Observe(Observation{Kind: SubagentStarted, Session: "0123456789abcdef", Agent: "ag", Native: "SubagentStart"}))
-	extra := tr.End(ProcessEnd{ChildID: "p", Details: map[string]any{"exit": map[string]any{"code": 1}}})
+	extra := tr.End(ProcessEnd{ChildID: "p", Exit: jsonl.ExitCode(1)})
 	if extra == nil {
 		t.Fatal("no details for the process")
 	}
@@ -206,7 +206,7 @@ func TestTrackerNormalizationCounts(t *testing.T) {
 	if summary["unrecognized:Mystery"] != float64(3) || summary["ignored:bookkeeping"] != float64(3) || summary[OtherKind] == nil {
 		t.Fatalf("summary %v", summary)
 	}
-	if extra := tr.End(ProcessEnd{}); extra["unattributed"] == nil {
+	if extra := tr.End(ProcessEnd{}); extra == nil || extra.Unattributed == nil {
 		t.Fatalf("the payload without a session must be reported: %v", extra)
 	}
 }

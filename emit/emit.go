@@ -86,6 +86,8 @@ type Emitter struct {
 	onError func(string, error)
 	now     func() time.Time
 	failed  []error
+	// borrowed: the sinks belong to another Emitter (WithSource).
+	borrowed bool
 }
 
 type sinkState struct {
@@ -133,10 +135,16 @@ func (e *Emitter) SinkErrors() []error {
 func (e *Emitter) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.borrowed {
+		return nil
+	}
 	var errs []error
 	for _, s := range e.sinks {
 		if err := s.Close(); err != nil && !s.disabled {
-			errs = append(errs, fmt.Errorf("%s: %w", s.Name(), err))
+			if !strings.HasPrefix(err.Error(), s.Name()) {
+				err = fmt.Errorf("%s: %w", s.Name(), err)
+			}
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -65,7 +65,7 @@ func ParseSinkSpec(v string) (SinkSpec, error) {
 	case strings.HasPrefix(v, "fd:"):
 		n, err := strconv.Atoi(v[3:])
 		if err != nil || n < 0 {
-			return SinkSpec{}, fmt.Errorf("--emit %q: fd:N needs a non-negative file descriptor number", v)
+			return SinkSpec{}, fmt.Errorf("%q: fd:N needs a non-negative file descriptor number", v)
 		}
 		switch n {
 		case 1:
@@ -76,11 +76,11 @@ func ParseSinkSpec(v string) (SinkSpec, error) {
 		return SinkSpec{Kind: SpecFD, FD: n}, nil
 	case strings.HasPrefix(v, "file:"):
 		if len(v) == len("file:") {
-			return SinkSpec{}, fmt.Errorf("--emit %q: file:PATH needs a path", v)
+			return SinkSpec{}, fmt.Errorf("%q: file:PATH needs a path", v)
 		}
 		return SinkSpec{Kind: SpecFile, Path: v[5:]}, nil
 	}
-	return SinkSpec{}, fmt.Errorf("--emit %q: use stderr, stdout, fd:N or file:PATH", v)
+	return SinkSpec{}, fmt.Errorf("%q: use stderr, stdout, fd:N or file:PATH", v)
 }
 
 // WriterSink writes lines to a stream the caller owns. One Write call per

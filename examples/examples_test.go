@@ -794,13 +794,14 @@ func TestHookNeverFails(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A blocked journal (a torn last line): the event is refused, the
-	// hook still exits 0, and the journal is left exactly as it was.
+	// A blocked journal (a malformed line; a torn last line would be
+	// healed in place by the next writer): the event is refused, the hook
+	// still exits 0, and the journal is left exactly as it was.
 	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(`{"schemaVersion":1,"eventId":"torn`)
+	f.WriteString(`{"schemaVersion":1,"eventId":"torn` + "\n")
 	f.Close()
 	before, _ = os.ReadFile(journal)
 	r = e.hook(env, start)
@@ -904,12 +905,12 @@ func TestAdoptExample(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"web", "api"} {
-		if !regexp.MustCompile(`(?m)^` + c + ` +observed +`).MatchString(r.stdout) {
+		if !regexp.MustCompile(`(?m)^` + c + ` +◎ observed +`).MatchString(r.stdout) {
 			t.Errorf("lcwrap status did not show %s as observed", c)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^web +lost +— +— +unknown +lcwrap \(external\)`).MatchString(r.stdout) {
-		t.Errorf("lcwrap status --all did not show web as lost, exit unknown, external")
+	if !regexp.MustCompile(`(?m)^web +◌ lost +\?5 +— +— +\S+ +\S+ +unknown +lcwrap \(adopted\)`).MatchString(r.stdout) {
+		t.Errorf("lcwrap status --all did not show web as lost, exit unknown, adopted")
 	}
 
 	dirs, _ := filepath.Glob(filepath.Join(e.tmp, "lcwrap-adopt-example.*"))

@@ -48,6 +48,7 @@ func (o *Object) command(k string, c Command) {
 
 // Created is the created event of a launched child (lcwrap run).
 type Created struct {
+	Agent               *AgentLaunch     `json:"agent,omitempty"` // see details_agent.go
 	Command             Command          `json:"command"`
 	HeartbeatIntervalMs int64            `json:"heartbeatIntervalMs"`
 	Profile             string           `json:"profile"`
@@ -56,6 +57,9 @@ type Created struct {
 
 // AppendDetails implements Details.
 func (d Created) AppendDetails(o *Object) {
+	if d.Agent != nil {
+		o.Object("agent", d.Agent)
+	}
 	o.command("command", d.Command)
 	o.Int("heartbeatIntervalMs", d.HeartbeatIntervalMs)
 	o.String("profile", d.Profile)
@@ -157,6 +161,12 @@ func (d Activity) AppendDetails(o *Object) {
 // observation, exitStatus, check) and reconciliation (claim, exitStatus,
 // reconciliation, childProcess).
 type Terminal struct {
+	// The agent members: see details_agent.go.
+	AgentOutputUnread    *AgentOutputUnread `json:"agentOutputUnread,omitempty"`
+	AgentReport          *AgentReport       `json:"agentReport,omitempty"`
+	AgentSessions        *AgentSessions     `json:"agentSessions,omitempty"`
+	HookRequestsRejected IntMap             `json:"hookRequestsRejected,omitempty"`
+
 	Cancel         *Cancel         `json:"cancel,omitempty"`
 	Check          string          `json:"check,omitempty"`
 	ChildProcess   *ProcessCheck   `json:"childProcess,omitempty"`
@@ -172,6 +182,15 @@ type Terminal struct {
 
 // AppendDetails implements Details.
 func (d Terminal) AppendDetails(o *Object) {
+	if d.AgentOutputUnread != nil {
+		o.Object("agentOutputUnread", d.AgentOutputUnread)
+	}
+	if d.AgentReport != nil {
+		o.Object("agentReport", d.AgentReport)
+	}
+	if d.AgentSessions != nil {
+		o.Object("agentSessions", d.AgentSessions)
+	}
 	if d.Cancel != nil {
 		o.Object("cancel", d.Cancel)
 	}
@@ -185,6 +204,9 @@ func (d Terminal) AppendDetails(o *Object) {
 		o.Object("exit", d.Exit)
 	}
 	o.OptString("exitStatus", d.ExitStatus)
+	if len(d.HookRequestsRejected) > 0 {
+		o.Object("hookRequestsRejected", d.HookRequestsRejected)
+	}
 	if d.Leftovers != nil {
 		o.Object("leftovers", d.Leftovers)
 	}

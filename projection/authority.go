@@ -148,6 +148,9 @@ func (r *CancelRecorder) Requested(reason string, by procid.Identity, signal str
 	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d}}})
 }
 
+// Close releases the journal the recorder appended to.
+func (r *CancelRecorder) Close() error { return r.w.Close() }
+
 // NotDelivered appends the diagnostic event that says the recorded request
 // did not reach the wrapper, and why. Outcomes: those of Requested.
 func (r *CancelRecorder) NotDelivered(why error) error {

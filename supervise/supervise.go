@@ -25,12 +25,11 @@ const (
 )
 
 // Environment variables lcwrap sets for the child: an lcwrap started
-// inside it takes them as its parent and root (EnvJournal is set by the
-// caller, which knows the journal).
+// inside it takes them as its parent and root (journal.EnvPath is set by
+// the caller, which knows the journal).
 const (
 	EnvChildID     = "LCWRAP_CHILD_ID"
 	EnvRootChildID = "LCWRAP_ROOT_CHILD_ID"
-	EnvJournal     = "LCWRAP_JOURNAL"
 )
 
 // maxPids bounds the pids listed in a leftovers report (count is exact).
@@ -159,6 +158,11 @@ type Config struct {
 	// jsonl.Terminal). It must return promptly and must not change the
 	// members lcwrap set.
 	BeforeTerminal func(details *jsonl.Terminal)
+	// CreatedAgent, when set, is the created event's agent member: what
+	// an agent integration added to the command line. RecordedArgv is
+	// then the command as given, recorded in place of Argv.
+	CreatedAgent *jsonl.AgentLaunch
+	RecordedArgv []string
 }
 
 // Result is how the run ended.
@@ -270,8 +274,13 @@ func (s *supervisor) run() Result {
 	// journal sink queues it, so the journal's lock never delays the start.
 	self, _ := procid.Self()
 	profile := s.cfg.profile()
+	recorded := s.cfg.Argv
+	if s.cfg.RecordedArgv != nil {
+		recorded = s.cfg.RecordedArgv
+	}
 	s.rec.to(jsonl.StateCreated, jsonl.Created{
-		Command:             redact.Argv(s.cfg.Argv),
+		Agent:               s.cfg.CreatedAgent,
+		Command:             redact.Argv(recorded),
 		HeartbeatIntervalMs: s.cfg.heartbeatInterval().Milliseconds(),
 		Wrapper:             &self,
 		Profile:             profile.Name,

@@ -351,12 +351,12 @@ func TestInstantExitsKeepTheWholeSequence(t *testing.T) {
 
 func TestLineageEnvironment(t *testing.T) {
 	p := startRun(t, Config{
-		Argv:     helperArgv("env", EnvChildID, EnvRootChildID, EnvJournal, "EXTRA"),
+		Argv:     helperArgv("env", EnvChildID, EnvRootChildID, "LCWRAP_JOURNAL", "EXTRA"),
 		ChildID:  "build-7",
 		Lineage:  jsonl.Lineage{RootChildID: "root-1"},
-		ExtraEnv: []string{EnvJournal + "=/tmp/j.jsonl", "EXTRA=x"},
+		ExtraEnv: []string{"LCWRAP_JOURNAL=/tmp/j.jsonl", "EXTRA=x"},
 	})
-	for _, want := range []string{EnvChildID + "=build-7", EnvRootChildID + "=root-1", EnvJournal + "=/tmp/j.jsonl", "EXTRA=x"} {
+	for _, want := range []string{EnvChildID + "=build-7", EnvRootChildID + "=root-1", "LCWRAP_JOURNAL=/tmp/j.jsonl", "EXTRA=x"} {
 		if got := p.expect(strings.SplitN(want, "=", 2)[0] + "="); got != want {
 			t.Fatalf("child sees %q, want %q", got, want)
 		}

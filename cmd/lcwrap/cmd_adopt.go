@@ -17,6 +17,7 @@ import (
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/supervise"
 )
 
 func adoptCommand(std stdio) *cli.Command {
@@ -31,8 +32,8 @@ func adoptCommand(std stdio) *cli.Command {
 		Flags: append(writerFlags(),
 			&cli.StringSliceFlag{Name: "pid-file", Usage: "adopt the process whose id is in `PATH` (repeatable)"},
 			&cli.StringFlag{Name: "child-id", Usage: "childId to record (only with a single PID; default: generated from the command name)"},
-			&cli.StringFlag{Name: "parent-child-id", Sources: cli.EnvVars("LCWRAP_CHILD_ID"), Usage: "lineage parentChildId (set by an enclosing lcwrap run)"},
-			&cli.StringFlag{Name: "root-child-id", Sources: cli.EnvVars("LCWRAP_ROOT_CHILD_ID"), Usage: "lineage rootChildId (default: set by an enclosing lcwrap run, else the childId)"},
+			&cli.StringFlag{Name: "parent-child-id", Sources: cli.EnvVars(supervise.EnvChildID), Usage: "lineage parentChildId (set by an enclosing lcwrap run)"},
+			&cli.StringFlag{Name: "root-child-id", Sources: cli.EnvVars(supervise.EnvRootChildID), Usage: "lineage rootChildId (default: set by an enclosing lcwrap run, else the childId)"},
 			&cli.DurationFlag{Name: "poll", Value: adopt.DefaultPoll, Usage: "how often to look where the kernel offers no pidfd to wait on"},
 			&cli.StringFlag{Name: "watch", Value: "auto", Hidden: true, Usage: "auto (pidfd where available) or poll"},
 		),
@@ -63,7 +64,7 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	}
 	watch, err := adopt.ParseWatch(cmd.String("watch"))
 	if err != nil {
-		return usagef(cmd, "%v", err)
+		return usagef(cmd, "--watch %v", err)
 	}
 	if cmd.Duration("poll") <= 0 {
 		return usagef(cmd, "--poll must be a positive duration, like 250ms")
@@ -196,4 +197,18 @@ func adoptHint(err error) string {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth returns w's width in columns when it is a terminal, else
+// 0.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return 0
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return cols
 }

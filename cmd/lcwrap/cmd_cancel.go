@@ -87,6 +87,7 @@ func cancelAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		self = procid.Identity{PID: os.Getpid(), Host: procid.Host()}
 	}
 	rec := projection.NewCancelRecorder(tr, opts, time.Now, a)
+	defer rec.Close()
 	if err := rec.Requested(jsonl.CutRunes(cmd.String("reason"), jsonl.MaxActivity), self, "SIGTERM"); err != nil {
 		return exitCode(exitCancelJournal, "cannot record the cancel request in %s: %v; nothing was sent", path, err)
 	}

@@ -156,39 +156,32 @@ func parseDetails(s string) (jsonl.FreeDetails, error) {
 	return m, nil
 }
 
-// captureSink keeps the last line written to it.
-type captureSink struct {
+// builtEvent is an event built and not yet written, with its line.
+type builtEvent struct {
 	ev   jsonl.Event
 	line []byte
 }
 
-func (c *captureSink) Name() string { return "event" }
-func (c *captureSink) WriteEvent(ev *jsonl.Event, line []byte) error {
-	c.ev, c.line = *ev, append(c.line[:0], line...)
-	return nil
-}
-func (c *captureSink) Close() error { return nil }
-
 // build makes the event with sequence seq, redacted and validated, and
 // returns its line (newline included); into, when not nil, keeps the event.
-func (e *emitEvent) build(seq int64, into *captureSink) ([]byte, error) {
-	c := into
-	if c == nil {
-		c = &captureSink{}
-	}
-	child := emit.New(e.opts, c).Child(e.id, e.lineage, e.profile)
+func (e *emitEvent) build(seq int64, into *builtEvent) ([]byte, error) {
+	child := emit.New(e.opts).Child(e.id, e.lineage, e.profile)
 	child.SetNextSequence(seq)
-	if _, err := child.Emit(e.spec); err != nil {
+	ev, line, err := child.Build(e.spec)
+	if err != nil {
 		return nil, err
 	}
-	return c.line, nil
+	if into != nil {
+		into.ev, into.line = ev, line
+	}
+	return line, nil
 }
 
 // write appends the event to the journal (reserving its sequence unless
 // fixed) and then writes it to the other sinks.
 func (e *emitEvent) write(cmd *cli.Command, std stdio, set *sinkSet) error {
 	failed := false
-	var ev captureSink
+	var ev builtEvent
 	build := func(seq int64) ([]byte, error) { return e.build(seq, &ev) }
 	if !cmd.Bool("no-journal") {
 		if set.Journal == nil {

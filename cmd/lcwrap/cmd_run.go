@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/journal"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/redact"
 	"github.com/lcwrap/lcwrap/supervise"
@@ -54,6 +55,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "parent-child-id", Usage: "parent child id (default $LCWRAP_CHILD_ID, set by an enclosing lcwrap)"},
 		&cli.IntFlag{Name: "attempt", Usage: "attempt number of this lifecycle (0 for the first)"},
 		&cli.BoolFlag{Name: "pty", Usage: "give the command a new terminal (stdin, stdout and stderr; its output comes out on lcwrap's stdout); lcwrap's own terminal is raw while it runs, restored when it ends"},
+		agentFlag(),
 		&cli.StringFlag{Name: "activity", Value: supervise.ActivityNone, Usage: "what else becomes activity events: none, or output (the command's latest output line: redacted, escapes stripped, at most one per second). sd_notify STATUS= messages (--notify) are activity either way"},
 	), notifyRestartFlags()...)
 }
@@ -72,7 +74,7 @@ func runCommand(std stdio) *cli.Command {
 }
 
 func runAction(std stdio) cli.ActionFunc {
-	return func(_ context.Context, cmd *cli.Command) error {
+	return func(ctx context.Context, cmd *cli.Command) error {
 		// Installing the handlers takes a while: it started before the
 		// command line was parsed (plainRun), or starts now, and goes on in
 		// the background while the flags are checked.
@@ -86,6 +88,10 @@ func runAction(std stdio) cli.ActionFunc {
 			return usagef(cmd, "no command to run: put it after lcwrap's flags, e.g. 'lcwrap -- make test'")
 		}
 		cfg, err := runConfig(cmd, argv)
+		if err != nil {
+			return err
+		}
+		ag, err := prepareAgent(ctx, cmd, std, &cfg)
 		if err != nil {
 			return err
 		}
@@ -106,7 +112,7 @@ func runAction(std stdio) cli.ActionFunc {
 		}
 		if set.JournalPath != "" {
 			if abs, err := filepath.Abs(set.JournalPath); err == nil {
-				cfg.ExtraEnv = append(cfg.ExtraEnv, supervise.EnvJournal+"="+abs)
+				cfg.ExtraEnv = append(cfg.ExtraEnv, journal.EnvPath+"="+abs)
 			}
 		}
 		// The child gets lcwrap's own stdio, unless events share a stream
@@ -121,7 +127,7 @@ func runAction(std stdio) cli.ActionFunc {
 		sinks := set.Sinks(std, false) // the journal sink queues: its lock never holds up the child
 		warn := std
 		if (set.Stdout || set.Stderr) && sameFile(std.out, std.err) {
-			s, err := supervise.NewStream("stdout", std.out)
+			s, err := supervise.NewStream("stdout", ag.stdout(std.out))
 			if err != nil {
 				set.Close()
 				return exitCode(exitUsage, "cannot interpose on stdout: %v", err)
@@ -137,7 +143,7 @@ func runAction(std stdio) cli.ActionFunc {
 				shared bool
 				file   **os.File
 			}{
-				{"stdout", std.out, set.Stdout, &cfg.Stdout},
+				{"stdout", ag.stdout(std.out), set.Stdout, &cfg.Stdout},
 				{"stderr", std.err, set.Stderr, &cfg.Stderr},
 			} {
 				if f, ok := o.w.(*os.File); ok && !o.shared {
@@ -162,8 +168,10 @@ func runAction(std stdio) cli.ActionFunc {
 		cfg.Streams = streams
 		cfg.Stdin = std.in
 		cfg.Emitter = emit.New(emit.Options{Source: cmd.String("source"), OnSinkError: sinkWarning(warn)}, sinks...)
+		ag.attach(cfg.Emitter)
 
 		res, err := supervise.Run(cfg)
+		ag.finish()
 		closeErr := cfg.Emitter.Close()
 		for _, s := range streams {
 			s.Close()

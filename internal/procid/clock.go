@@ -38,3 +38,38 @@ func (c Clock) String() string {
 	}
 	return string(c)
 }
+
+// Tolerances for a start time converted from the other clock: the boot
+// time both conversions rest on is kept in whole seconds, and gopsutil
+// may derive it from the uptime instead (in containers), so two readings
+// of one process may differ by a second or two. Within the tolerance the
+// start times are taken to match; beyond it the process cannot be told
+// apart, and Check answers Unknown rather than Gone.
+const (
+	crossClockMs    = 2000
+	crossClockTicks = crossClockMs / (1000 / userHZ)
+)
+
+// userHZ is the unit of start times in /proc/<pid>/stat: USER_HZ, 100 on
+// every Linux architecture (and gopsutil's default).
+const userHZ = 100
+
+// sameStart compares a recorded identity's start time with the table's.
+// Outcomes: (true, true) the same; (false, true) provably different;
+// (_, false) the clocks differ and cannot be compared here.
+func sameStart(id Identity, info Info) (same, comparable bool) {
+	from := id.clock()
+	if from == info.Clock {
+		return id.StartTime == info.StartTime, true
+	}
+	t, ok := convertStart(id.StartTime, from, info.Clock)
+	if !ok {
+		return false, false
+	}
+	tol := uint64(crossClockTicks)
+	if info.Clock == ClockUnixMs {
+		tol = crossClockMs
+	}
+	d := max(t, info.StartTime) - min(t, info.StartTime)
+	return d <= tol, d <= tol
+}

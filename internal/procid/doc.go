@@ -18,7 +18,9 @@
 // On Linux it reads /proc directly (start time in clock ticks since boot),
 // keeping heavy packages off lcwrap's start path. Elsewhere, or with the
 // build tag lcwrap_gopsutil, it uses gopsutil (start time in unix
-// milliseconds). Identities from the two backends are not comparable.
+// milliseconds). An Identity carries its Clock, so each build reads the
+// other's identities: Check converts between the two on Linux and never
+// answers Gone merely because the clocks differ (docs/events.md).
 //
 // Table is the seam tests use to simulate PID reuse without waiting for the
 // kernel to recycle a pid.

@@ -12,6 +12,9 @@ import (
 // Backend names the process-table implementation in use.
 const Backend = "gopsutil"
 
+// nativeClock is the clock of this backend's start times.
+const nativeClock = ClockUnixMs
+
 // System is the real process table, read through gopsutil. Start times are
 // creation times in unix milliseconds.
 var System Table = gops{}
@@ -37,7 +40,7 @@ func (gops) Stat(pid int) (Info, error) {
 	if err != nil {
 		return Info{}, mapErr(err)
 	}
-	info := Info{PID: pid, StartTime: uint64(ct), Clock: ClockUnixMs, State: '?'}
+	info := Info{PID: pid, StartTime: uint64(ct), Clock: nativeClock, State: '?'}
 	if pp, err := p.Ppid(); err == nil {
 		info.PPID = int(pp)
 	}

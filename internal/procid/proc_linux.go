@@ -15,6 +15,9 @@ import (
 // Backend names the process-table implementation in use.
 const Backend = "procfs"
 
+// nativeClock is the clock of this backend's start times.
+const nativeClock = ClockTicks
+
 // System is the real process table, read from /proc.
 var System Table = procfs{}
 

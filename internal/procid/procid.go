@@ -96,7 +96,11 @@ type Verdict struct {
 	Reason string
 }
 
-// Check compares a recorded identity with the process table t.
+// Check compares a recorded identity with the process table t. A start
+// time recorded in another clock (by the other build: see Clock) is
+// converted where the two can be related (Linux) and compared within a
+// tolerance; where they cannot, or disagree beyond it, a present pid is
+// Unknown, never Gone.
 func Check(t Table, id Identity) Verdict {
 	if id.Host != "" && id.Host != Host() {
 		return Verdict{Unknown, "recorded on host " + id.Host + ", this is " + Host()}
@@ -114,13 +118,20 @@ func Check(t Table, id Identity) Verdict {
 	case err != nil:
 		return Verdict{Unknown, "cannot inspect the pid: " + err.Error()}
 	}
-	if id.StartTime != 0 && info.StartTime != id.StartTime {
+	same, comparable := true, true
+	if id.StartTime != 0 {
+		same, comparable = sameStart(id, info)
+	}
+	switch {
+	case comparable && !same:
 		return Verdict{Gone, "the pid now belongs to a different process (start time differs)"}
-	}
-	if info.Zombie() {
+	case info.Zombie():
+		// Ours or not, the process that has the pid now has exited.
 		return Verdict{Gone, "the process has exited (zombie, not yet reaped)"}
-	}
-	if id.StartTime == 0 {
+	case !comparable:
+		return Verdict{Unknown, "a process has that pid, but its start time was recorded in " + id.clock().String() +
+			" and this build reads " + info.Clock.String() + ": they cannot be compared here"}
+	case id.StartTime == 0:
 		return Verdict{Unknown, "a process has that pid, but no start time was recorded to tell whether it is the same one"}
 	}
 	return Verdict{Alive, "the same process (pid and start time match)"}
@@ -192,12 +203,16 @@ func (f *FakeTable) Stat(pid int) (Info, error) {
 	return Info{}, ErrNoProcess
 }
 
-// Set replaces a pid's entry (simulating exit, zombie or reuse).
+// Set replaces a pid's entry (simulating exit, zombie or reuse). Its
+// start time is in this build's clock unless info names another.
 func (f *FakeTable) Set(pid int, info Info) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Procs == nil {
 		f.Procs = map[int]Info{}
+	}
+	if info.Clock == ClockTicks {
+		info.Clock = nativeClock
 	}
 	info.PID = pid
 	f.Procs[pid] = info

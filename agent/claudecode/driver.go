@@ -1,0 +1,126 @@
+package claudecode
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/internal/hookhttp"
+	"github.com/lcwrap/lcwrap/jsonl"
+)
+
+// Limits is what Claude Code's hooks and stream can never say, recorded in
+// every created event of its sessions and sub-agents.
+const Limits = "Claude Code's own hook reports: when a session or sub-agent started, was prompted, called a tool, waited, ended a turn or ended; not whether its work was done, nothing between two reports, and no cancel authority"
+
+// Driver is Claude Code's integration for runs lcwrap launches: its hooks
+// reach the wrapper itself over HTTP on 127.0.0.1 (a per-run token in
+// $LCWRAP_HOOK_TOKEN), and in print mode with stream-json its output is
+// read as it passes through.
+type Driver struct {
+	// Exe is the absolute path of the lcwrap binary, for the command hook
+	// of the events Claude Code runs no HTTP hook for.
+	Exe string
+}
+
+// Name implements agent.Driver.
+func (Driver) Name() string { return Source }
+
+// Recognize implements agent.Driver: the command's base name is claude.
+func (Driver) Recognize(argv []string) bool { return agent.BaseName(argv) == "claude" }
+
+// Prepare implements agent.Driver.
+func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
+	l.Recorded = RecordedArgv(l.Argv) // a prompt is never recorded
+	a := Inspect(l.Argv[1:])
+	switch {
+	case a.Subcommand != "" || a.Info:
+		return nil // no session to see
+	case a.Background:
+		l.Warnings = append(l.Warnings, "claude --bg: the session goes on after this process ends; lcwrap reports the process only")
+		return nil
+	}
+	hooks := true
+	switch {
+	case a.Settings:
+		hooks = false
+		l.Warnings = append(l.Warnings, "the command passes --settings already, so lcwrap adds no hooks of its own this run (only the process is reported); to see its sessions, install lcwrap's hook in your settings: lcwrap hook claude-code --print-settings")
+	case a.SkipsHooks != "":
+		hooks = false
+		l.Warnings = append(l.Warnings, "claude "+a.SkipsHooks+" runs no hooks, so lcwrap sees only the process this run")
+	}
+	var stream *Stream
+	if a.Print && a.StreamJSON {
+		stream = NewStream(l.Tracker, !hooks)
+		l.Stdout = stream
+	}
+	added := &jsonl.AgentLaunch{Agent: Source}
+	var srv *hookhttp.Server
+	var rmu sync.Mutex
+	rejected := map[string]int{}
+	if hooks {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("claude-code: cannot listen for hooks on 127.0.0.1: %w", err)
+		}
+		token := make([]byte, 16)
+		rand.Read(token)
+		tok := hex.EncodeToString(token)
+		srv = hookhttp.Serve(ln, tok, func(body []byte) {
+			l.Tracker.Apply(Normalize(body))
+		}, func(reason string) {
+			rmu.Lock()
+			rejected[reason]++
+			rmu.Unlock()
+		})
+		url := "http://" + srv.Addr() + "/hook"
+		js := InjectedSettings(url, d.Exe)
+		l.Argv = slices.Concat(l.Argv[:1], []string{"--settings", js}, l.Argv[1:])
+		l.Env = append(l.Env, EnvHookURL+"="+url, EnvHookToken+"="+tok)
+		added.AddedArgs, added.AddedAt = []string{"--settings", js}, 1 // right after the command's name
+		added.Evidence = append(added.Evidence, fmt.Sprintf("hooks: HTTP to %s for %d events (token in $%s), a command hook (%s hook claude-code --relay) for SessionStart", url, len(Events)-len(commandOnly), EnvHookToken, d.Exe))
+	}
+	if stream != nil {
+		added.Evidence = append(added.Evidence, "stream-json: its output, read as it passes through, unchanged")
+	}
+	if !hooks && stream == nil {
+		return nil
+	}
+	l.Added = added
+	var mu sync.Mutex
+	l.Close = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if srv != nil {
+			srv.Close(2 * time.Second)
+			srv = nil
+		}
+		if stream != nil {
+			stream.Flush()
+		}
+	}
+	l.Report = func(term *jsonl.Terminal) {
+		if stream != nil {
+			term.AgentReport = stream.Report()
+		}
+		rmu.Lock()
+		if len(rejected) > 0 {
+			term.HookRequestsRejected = jsonl.IntMap(maps.Clone(rejected))
+		}
+		rmu.Unlock()
+	}
+	return nil
+}
+
+// ChildPrefix starts the child id of every Claude Code session.
+const ChildPrefix = "cc"
+
+// ChildPrefix implements the optional prefix of agent.Driver.
+func (Driver) ChildPrefix() string { return ChildPrefix }

@@ -1,0 +1,304 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/projection"
+)
+
+type capture struct{ lines [][]byte }
+
+func (c *capture) Name() string { return "capture" }
+func (c *capture) WriteEvent(_ *jsonl.Event, line []byte) error {
+	c.lines = append(c.lines, append([]byte(nil), line...))
+	return nil
+}
+func (c *capture) Close() error { return nil }
+
+func recorded(t *testing.T) [][]byte {
+	t.Helper()
+	files, _ := filepath.Glob("testdata/hooks/*.json")
+	sort.Strings(files)
+	if len(files) == 0 {
+		t.Fatal("no recorded payloads in testdata/hooks")
+	}
+	var out [][]byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// replay normalizes payloads into a tracker and returns the projection
+// of what it wrote, failing on any event the projection refuses.
+func replay(t *testing.T, payloads [][]byte) (*projection.Projection, []jsonl.Event, [][]byte) {
+	t.Helper()
+	sink := &capture{}
+	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Parent: "claude-p1", Root: "claude-p1", Limits: Limits,
+		Emitter: emit.New(emit.Options{Source: Source}, sink)})
+	for _, p := range payloads {
+		if err := tr.Apply(Normalize(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr.End(agent.ProcessEnd{ChildID: "claude-p1"})
+	if errs := tr.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	p := projection.New()
+	var evs []jsonl.Event
+	for _, l := range sink.lines {
+		var ev jsonl.Event
+		if err := json.Unmarshal(l, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := ev.Validate(); err != nil {
+			t.Fatalf("%v\n%s", err, l)
+		}
+		if out := p.Apply(&ev, l); out.Result != projection.Applied {
+			t.Fatalf("%v %v\n%s", out.Result, out.Err, l)
+		}
+		evs = append(evs, ev)
+	}
+	return p, evs, sink.lines
+}
+
+func TestRecordedSession(t *testing.T) {
+	_, evs, lines := replay(t, recorded(t))
+	var session, sub []string
+	for _, ev := range evs {
+		row := strings.Join(strings.Fields(string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity), " ")
+		switch {
+		case strings.Contains(ev.ChildID, "."):
+			sub = append(sub, row)
+			if ev.Lineage.ParentChildID != "cc-5d9a7b1f-7f0e-4f65-9f4a-fa2c4ce0ac56" && !strings.HasPrefix(ev.Lineage.ParentChildID, "cc-") {
+				t.Fatalf("sub-agent parent %q", ev.Lineage.ParentChildID)
+			}
+		default:
+			session = append(session, row)
+			if ev.Lineage.ParentChildID != "claude-p1" {
+				t.Fatalf("session parent %q", ev.Lineage.ParentChildID)
+			}
+		}
+	}
+	want := []string{
+		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
+		"activity Bash: echo lcwrap-mock-ok", "activity Bash done",
+		"activity Agent: Explore: Look around", "activity Agent done",
+		"state_changed waiting", "activity turn ended; waiting for the user",
+		"state_changed running", "activity prompt submitted", "state_changed waiting", "activity turn ended; waiting for the user",
+		"terminal completed",
+	}
+	if strings.Join(session, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("session:\n%s", strings.Join(session, "\n"))
+	}
+	wantSub := []string{"created created", "state_changed starting", "state_changed running", "activity Explore sub-agent started", "terminal completed"}
+	if strings.Join(sub, "\n") != strings.Join(wantSub, "\n") {
+		t.Fatalf("sub-agent:\n%s", strings.Join(sub, "\n"))
+	}
+	all := bytes.Join(lines, nil)
+	for _, never := range []string{"lcwrap-scenario:both please", "lcwrap-subagent-task", "last_assistant_message", "lcwrap mock: all done"} {
+		if bytes.Contains(all, []byte(never)) {
+			t.Fatalf("%q reached the events", never)
+		}
+	}
+}
+
+func TestSecretsNeverRecorded(t *testing.T) {
+	secret := "sk-ant-api03-" + strings.Repeat("Z", 40)
+	payloads := [][]byte{
+		[]byte(`{"session_id":"s9","hook_event_name":"UserPromptSubmit","prompt":"use ` + secret + ` please"}`),
+		[]byte(`{"session_id":"s9","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"curl -H 'Authorization: Bearer ` + secret + `' https://x"}}`),
+		[]byte(`{"session_id":"s9","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"export API_KEY=` + secret + `"}}`),
+		[]byte(`{"session_id":"s9","hook_event_name":"PostToolUse","tool_name":"WebFetch","tool_input":{"url":"https://x/?token=` + secret + `"},"tool_response":"` + secret + `"}`),
+		[]byte(`{"session_id":"s9","hook_event_name":"Stop","last_assistant_message":"` + secret + `"}`),
+		[]byte(`{"session_id":"s9","hook_event_name":"Notification","notification_type":"permission_prompt","message":"key ` + secret + `"}`),
+	}
+	_, _, lines := replay(t, payloads)
+	if bytes.Contains(bytes.Join(lines, nil), []byte(strings.Repeat("Z", 20))) {
+		t.Fatalf("a secret reached the events:\n%s", bytes.Join(lines, nil))
+	}
+}
+
+func TestNormalizePolicy(t *testing.T) {
+	for _, tc := range []struct {
+		payload          string
+		unrecognized     string
+		ignored          string
+		kind             agent.Kind
+		waitingFor, tool string
+	}{
+		{payload: ``, unrecognized: "(unreadable hook payload)"},
+		{payload: `[1,2]`, unrecognized: "(unreadable hook payload)"},
+		{payload: "\xff\xfe", unrecognized: "(unreadable hook payload)"},
+		{payload: `{"session_id":"s"}`, unrecognized: "(hook payload without hook_event_name)"},
+		{payload: `{"session_id":"s","hook_event_name":"BrandNewHook","tool_input":{"x":1}}`, unrecognized: "BrandNewHook"},
+		{payload: `{"session_id":"s","hook_event_name":"ConfigChange"}`, ignored: "configuration change"},
+		{payload: `{"session_id":"s","hook_event_name":"SubagentStart"}`, unrecognized: "(SubagentStart without agent_id)"},
+		{payload: `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"},"new_field":{"a":[1]}}`, kind: agent.Waiting, waitingFor: agent.WaitPermission, tool: "Bash"},
+		{payload: `{"session_id":"s","hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input"}`, kind: agent.Waiting, waitingFor: agent.WaitInput},
+		{payload: `{"session_id":"s","hook_event_name":"Notification","notification_type":"auth_success"}`, kind: agent.Note},
+		{payload: `{"session_id":"s","hook_event_name":"StopFailure","error":"rate_limit","error_details":"secret stuff"}`, kind: agent.ErrorReported},
+		{payload: `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"not an object"}`, kind: agent.ToolStarted, tool: "Bash"},
+	} {
+		out := Normalize([]byte(tc.payload))
+		if out.Unrecognized != tc.unrecognized || out.Ignored != tc.ignored {
+			t.Errorf("%s: %+v", tc.payload, out)
+			continue
+		}
+		if tc.kind == "" {
+			if len(out.Observations) != 0 {
+				t.Errorf("%s: observations %+v", tc.payload, out.Observations)
+			}
+			continue
+		}
+		if len(out.Observations) != 1 {
+			t.Errorf("%s: %+v", tc.payload, out)
+			continue
+		}
+		o := out.Observations[0]
+		if o.Kind != tc.kind || o.WaitingFor != tc.waitingFor || o.Tool != tc.tool {
+			t.Errorf("%s: %+v", tc.payload, o)
+		}
+		if o.Kind == agent.ErrorReported && o.Reason != "rate_limit" {
+			t.Errorf("error class %q", o.Reason)
+		}
+	}
+}
+
+func TestStreamReport(t *testing.T) {
+	b, err := os.ReadFile("testdata/stream/print-both.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStream(nil, false)
+	for len(b) > 0 { // odd-sized writes: lines arrive in pieces
+		n := min(len(b), 777)
+		s.Write(b[:n])
+		b = b[n:]
+	}
+	s.Flush()
+	r := s.Report()
+	if r == nil || r.Subtype != "success" || r.IsError == nil || *r.IsError || *r.NumTurns != 1 || r.Results != 2 || r.ReportedBy != Source {
+		t.Fatalf("report %+v", r)
+	}
+	if r.Usage == nil || *r.Usage.Output != 6 {
+		t.Fatalf("usage %+v", r.Usage)
+	}
+	b, _ = jsonl.MarshalDetails(r)
+	if strings.Contains(string(b), "all done") {
+		t.Fatalf("the result text reached the report: %s", b)
+	}
+}
+
+func TestStreamActivity(t *testing.T) {
+	b, err := os.ReadFile("testdata/stream/print-both.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &capture{}
+	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Parent: "claude-p1",
+		Emitter: emit.New(emit.Options{Source: Source}, sink)})
+	s := NewStream(tr, true)
+	s.Write(b)
+	s.Write([]byte("not json at all\n"))
+	s.Flush()
+	tr.End(agent.ProcessEnd{ChildID: "claude-p1"})
+	all := string(bytes.Join(sink.lines, nil))
+	for _, want := range []string{`"activity":"Bash: echo lcwrap-mock-ok"`, `"activity":"Agent: Explore: Look around"`, `"state":"waiting"`, `"agentType":"Explore"`, `"claim":"launched-process-ended"`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %s in\n%s", want, all)
+		}
+	}
+	if errs := tr.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	files, _ := filepath.Glob("testdata/hooks/*.json")
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"Notification","notification_type":"permission_prompt"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out := Normalize(b)
+		n := 0
+		if out.Unrecognized != "" {
+			n++
+		}
+		if out.Ignored != "" {
+			n++
+		}
+		if len(out.Observations) > 0 {
+			n++
+		}
+		if n != 1 {
+			t.Fatalf("an outcome must be exactly one of observations, ignored, unrecognized: %+v", out)
+		}
+		for _, o := range out.Observations {
+			if len([]rune(o.Summary)) > MaxSummary+1 {
+				t.Fatalf("summary too long: %q", o.Summary)
+			}
+		}
+		// Whatever it made must become valid events.
+		sink := &capture{}
+		tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Emitter: emit.New(emit.Options{Source: Source}, sink)})
+		tr.Apply(out)
+		tr.End(agent.ProcessEnd{})
+		if errs := tr.Errors(); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+	})
+}
+
+func FuzzStreamLine(f *testing.F) {
+	b, _ := os.ReadFile("testdata/stream/print-both.jsonl")
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, activity := range []bool{false, true} {
+			out, report := ParseStreamLine(line, activity)
+			if report != nil && report.ReportedBy != Source {
+				t.Fatalf("report not attributed: %v", report)
+			}
+			sink := &capture{}
+			tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Emitter: emit.New(emit.Options{Source: Source}, sink)})
+			tr.Apply(out)
+			tr.End(agent.ProcessEnd{})
+			if errs := tr.Errors(); len(errs) > 0 {
+				t.Fatal(errs)
+			}
+		}
+	})
+}
+
+func TestRecordedArgv(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"claude -p fix-it --allowedTools Bash Agent --output-format stream-json", "claude -p [prompt] --allowedTools Bash Agent --output-format stream-json"},
+		{"claude --model opus hello --system-prompt secret-ish", "claude --model opus [prompt] --system-prompt [prompt]"},
+		{"claude --append-system-prompt=abc -- -p", "claude --append-system-prompt=[prompt] -- [prompt]"},
+		{"claude mcp list", "claude mcp list"},
+		{"claude", "claude"},
+	} {
+		got := strings.Join(RecordedArgv(strings.Fields(tc.in)), " ")
+		if got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}

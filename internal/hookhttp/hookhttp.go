@@ -1,0 +1,304 @@
+// Package hookhttp is the smallest HTTP/1.1 server an agent's HTTP hooks
+// need: POST requests on 127.0.0.1, a token header checked in constant
+// time, the body handed over, an empty 200 answered at once. It exists so
+// that lcwrap does not pay net/http's start-up cost on every invocation.
+// It promises bounded reads (header and body sizes, a deadline per
+// request) and never blocks the poster on the handler's work beyond
+// handing the body over; it refuses everything else (no TLS, no
+// redirects, no methods but POST).
+package hookhttp
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Limits of one request.
+const (
+	MaxHeader = 16 << 10
+	MaxBody   = 1 << 20
+	// ReadTimeout bounds the wait for one whole request.
+	ReadTimeout = 10 * time.Second
+)
+
+// TokenHeader carries the per-run token.
+const TokenHeader = "X-Lcwrap-Token"
+
+var (
+	// ErrMalformed means a request could not be read as HTTP/1.1.
+	ErrMalformed = errors.New("hookhttp: malformed request")
+	// ErrTooLarge means a header or body exceeded its limit.
+	ErrTooLarge = errors.New("hookhttp: request too large")
+)
+
+// Request is what ReadRequest reads.
+type Request struct {
+	Method, Path string
+	Header       map[string]string // keys in canonical lower case
+	Body         []byte
+	Close        bool // the client asked to close the connection
+}
+
+// ReadRequest reads one request from r. Outcomes: the Request; io.EOF
+// when the connection ended between requests; ErrMalformed or
+// ErrTooLarge (the connection should then be closed); a read error.
+func ReadRequest(r *bufio.Reader) (*Request, error) {
+	var head []string
+	size := 0
+	for {
+		line, err := r.ReadSlice('\n')
+		size += len(line)
+		if size > MaxHeader {
+			return nil, ErrTooLarge
+		}
+		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				return nil, ErrTooLarge
+			}
+			if len(head) == 0 && len(line) == 0 && errors.Is(err, io.EOF) {
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		l := strings.TrimRight(string(line), "\r\n")
+		if l == "" {
+			if len(head) == 0 {
+				continue // a stray line end between requests
+			}
+			break
+		}
+		head = append(head, l)
+	}
+	parts := strings.Fields(head[0])
+	if len(parts) != 3 || !strings.HasPrefix(parts[2], "HTTP/1.") {
+		return nil, ErrMalformed
+	}
+	req := &Request{Method: parts[0], Path: parts[1], Header: map[string]string{}}
+	for _, h := range head[1:] {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok {
+			return nil, ErrMalformed
+		}
+		req.Header[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+	}
+	req.Close = strings.EqualFold(req.Header["connection"], "close") || parts[2] == "HTTP/1.0" && !strings.EqualFold(req.Header["connection"], "keep-alive")
+	var err error
+	switch {
+	case strings.EqualFold(req.Header["transfer-encoding"], "chunked"):
+		req.Body, err = readChunked(r)
+	case req.Header["content-length"] != "":
+		n, perr := strconv.ParseInt(req.Header["content-length"], 10, 64)
+		switch {
+		case perr != nil || n < 0:
+			return nil, ErrMalformed
+		case n > MaxBody:
+			return nil, ErrTooLarge
+		}
+		req.Body = make([]byte, n)
+		_, err = io.ReadFull(r, req.Body)
+	case req.Header["transfer-encoding"] != "":
+		return nil, ErrMalformed
+	}
+	if err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+func readChunked(r *bufio.Reader) ([]byte, error) {
+	var body []byte
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		sz, _, _ := strings.Cut(strings.TrimSpace(string(line)), ";")
+		n, err := strconv.ParseInt(sz, 16, 64)
+		if err != nil || n < 0 {
+			return nil, ErrMalformed
+		}
+		if int64(len(body))+n > MaxBody {
+			return nil, ErrTooLarge
+		}
+		if n == 0 {
+			for { // trailers, up to the empty line
+				t, err := r.ReadSlice('\n')
+				if err != nil {
+					return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+				}
+				if len(bytes.TrimSpace(t)) == 0 {
+					return body, nil
+				}
+			}
+		}
+		chunk := make([]byte, n)
+		if _, err := io.ReadFull(r, chunk); err != nil {
+			return nil, err
+		}
+		body = append(body, chunk...)
+		if crlf, err := r.ReadSlice('\n'); err != nil || len(bytes.TrimSpace(crlf)) != 0 {
+			return nil, ErrMalformed
+		}
+	}
+}
+
+// Server serves hook POSTs on a listener until Close.
+type Server struct {
+	ln      net.Listener
+	token   []byte
+	handle  func(body []byte)
+	reject  func(reason string)
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	conns   map[net.Conn]bool
+	closing bool
+}
+
+// Serve starts serving on ln: every POST whose token header equals token
+// has its body passed to handle (one call at a time, in arrival order per
+// connection), and is answered 200 with an empty body once handle
+// returned; any other request is answered 403 or 400 and passed to
+// reject with a short reason (never its content).
+func Serve(ln net.Listener, token string, handle func(body []byte), reject func(reason string)) *Server {
+	s := &Server{ln: ln, token: []byte(token), handle: handle, reject: reject, conns: map[net.Conn]bool{}}
+	s.wg.Add(1)
+	go s.accept()
+	return s
+}
+
+// Addr is the listener's address.
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			c.Close()
+			return
+		}
+		s.conns[c] = true
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serve(c)
+	}
+}
+
+func (s *Server) serve(c net.Conn) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		c.Close()
+	}()
+	r := bufio.NewReaderSize(c, 4096)
+	for {
+		c.SetReadDeadline(time.Now().Add(ReadTimeout))
+		req, err := ReadRequest(r)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				s.rejected("unreadable request")
+				io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			}
+			return
+		}
+		status := "200 OK"
+		switch {
+		case req.Method != "POST":
+			status = "405 Method Not Allowed"
+			s.rejected("not a POST")
+		case subtle.ConstantTimeCompare([]byte(req.Header[strings.ToLower(TokenHeader)]), s.token) != 1:
+			status = "403 Forbidden"
+			s.rejected("missing or wrong token")
+		default:
+			s.handle(req.Body)
+		}
+		conn := ""
+		if req.Close {
+			conn = "Connection: close\r\n"
+		}
+		if _, err := io.WriteString(c, "HTTP/1.1 "+status+"\r\nContent-Length: 0\r\n"+conn+"\r\n"); err != nil || req.Close {
+			return
+		}
+	}
+}
+
+func (s *Server) rejected(reason string) {
+	if s.reject != nil {
+		s.reject(reason)
+	}
+}
+
+// Close stops accepting, lets requests being read or handled finish (at
+// most wait), and closes every connection. No handle call starts after
+// Close returns.
+func (s *Server) Close(wait time.Duration) {
+	s.mu.Lock()
+	s.closing = true
+	s.ln.Close()
+	for c := range s.conns {
+		// Idle keep-alive connections end now; one mid-request gets until
+		// the deadline to finish.
+		c.SetReadDeadline(time.Now().Add(min(wait, 50*time.Millisecond)))
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		s.mu.Lock()
+		for c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		<-done
+	}
+}
+
+// Post sends body to url (http://127.0.0.1:PORT/PATH) with the token and
+// waits at most timeout for the answer. Outcomes: nil for a 2xx; an error
+// naming the status or the failure otherwise.
+func Post(url, token string, body []byte, timeout time.Duration) error {
+	rest, ok := strings.CutPrefix(url, "http://")
+	if !ok {
+		return fmt.Errorf("hookhttp: %q is not an http:// URL", url)
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	c, err := net.DialTimeout("tcp", host, timeout)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(timeout))
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "POST /%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%s: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", path, host, TokenHeader, token, len(body))
+	b.Write(body)
+	if _, err := c.Write(b.Bytes()); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return fmt.Errorf("hookhttp: no answer: %w", err)
+	}
+	f := strings.Fields(line)
+	if len(f) < 2 || len(f[1]) != 3 || f[1][0] != '2' {
+		return fmt.Errorf("hookhttp: answered %q", strings.TrimSpace(line))
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+// Command otherbuild is the procid tests' stand-in for the other build of
+// lcwrap (built with or without the lcwrap_gopsutil tag, whichever the
+// test binary is not): it prints its own identity as lcwrap records it,
+// then answers Check for each identity it reads, one JSON line each, until
+// its stdin ends.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/lcwrap/lcwrap/internal/procid"
+)
+
+func main() {
+	self, err := procid.Self()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	b, _ := json.Marshal(self)
+	fmt.Printf("%s %s\n", procid.Backend, b)
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var id procid.Identity
+		if err := json.Unmarshal(in.Bytes(), &id); err != nil {
+			fmt.Println("error", err)
+			continue
+		}
+		fmt.Println(procid.Check(procid.System, id).Status)
+	}
+}
