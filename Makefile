@@ -14,6 +14,7 @@ BUILD_TAGS ?= urfave_cli_no_template
 
 build:
 	$(GO) build -trimpath -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/lcwrap
+	$(GO) build -trimpath -o $(dir $(BIN))lcwrap-top ./cmd/lcwrap-top
 
 # The race detector needs cgo, hence a C compiler (gcc or clang): without
 # one, go reports CGO_ENABLED=0 and make test runs without -race, saying

@@ -381,8 +381,9 @@ func (t *Tracker) closeAgents(s *SessionState, cause jsonl.AgentEvent) {
 	}
 }
 
-// to moves c to state, or records text as activity when it is there
-// already (a repeated state is never a self-edge).
+// to moves c to state and records text as its activity; a child in that
+// state already gets the activity only (a repeated state is never a
+// self-edge).
 func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text string) {
 	if c.State == state {
 		if text != "" {
@@ -403,7 +404,8 @@ func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text strin
 		d.WaitingFor = o.WaitingFor
 	}
 	d.Tool = o.Tool
-	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Activity: text, Details: d})
+	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Details: d})
+	t.activity(c, o, text) // what moved it, as the child's latest activity
 }
 
 func (t *Tracker) activity(c *ChildState, o Observation, text string) {

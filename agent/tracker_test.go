@@ -103,11 +103,11 @@ func TestTrackerSessionLifecycle(t *testing.T) {
 	}
 	sink.check(t)
 	want := []string{
-		"created created", "state_changed starting", "state_changed running prompt submitted",
-		"activity Bash: echo hi", "state_changed waiting waiting for permission (Bash)", "activity waiting for permission (Bash)",
+		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
+		"activity Bash: echo hi", "state_changed waiting", "activity waiting for permission (Bash)", "activity waiting for permission (Bash)",
 		"state_changed running", "activity Bash done",
-		"state_changed waiting turn ended; waiting for the user", "activity turn ended; waiting for the user",
-		"state_changed running prompt submitted", "terminal completed", "diagnostic",
+		"state_changed waiting", "activity turn ended; waiting for the user", "activity turn ended; waiting for the user",
+		"state_changed running", "activity prompt submitted", "terminal completed", "diagnostic",
 	}
 	got := sink.of("cc-s1")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -904,12 +904,12 @@ func TestAdoptExample(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"web", "api"} {
-		if !regexp.MustCompile(`(?m)^` + c + ` +observed +`).MatchString(r.stdout) {
+		if !regexp.MustCompile(`(?m)^` + c + ` +◎ observed +`).MatchString(r.stdout) {
 			t.Errorf("lcwrap status did not show %s as observed", c)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^web +lost +— +— +unknown +lcwrap \(external\)`).MatchString(r.stdout) {
-		t.Errorf("lcwrap status --all did not show web as lost, exit unknown, external")
+	if !regexp.MustCompile(`(?m)^web +◌ lost +\?5 +— +— +\S+ +\S+ +unknown +lcwrap \(adopted\)`).MatchString(r.stdout) {
+		t.Errorf("lcwrap status --all did not show web as lost, exit unknown, adopted")
 	}
 
 	dirs, _ := filepath.Glob(filepath.Join(e.tmp, "lcwrap-adopt-example.*"))

@@ -390,3 +390,7 @@ func millis(ts string) int64 {
 	t := time.Date(d(ts[0:4]), time.Month(d(ts[5:7])), d(ts[8:10]), d(ts[11:13]), d(ts[14:16]), d(ts[17:19]), ms*1e6, time.UTC)
 	return t.UnixMilli()
 }
+
+// Millis reads a timestamp that jsonl has already validated (an event's
+// observedAt) as unix milliseconds; it is 0 for anything shorter.
+func Millis(ts string) int64 { return millis(ts) }

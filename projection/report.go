@@ -268,3 +268,14 @@ func (c *child) staleReason(now int64) string {
 	}
 	return ""
 }
+
+// View describes one child at now, as Report does, and reports whether
+// the child has been seen. A reader that keeps its own picture current
+// (lcwrap top) recomputes only the children an event touched.
+func (p *Projection) View(childID string, now time.Time) (ChildView, bool) {
+	c := p.children[childID]
+	if c == nil {
+		return ChildView{}, false
+	}
+	return c.view(now.UnixMilli()), true
+}

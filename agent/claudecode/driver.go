@@ -38,6 +38,7 @@ func (Driver) Recognize(argv []string) bool { return agent.BaseName(argv) == "cl
 
 // Prepare implements agent.Driver.
 func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
+	l.Recorded = RecordedArgv(l.Argv) // a prompt is never recorded
 	a := Inspect(l.Argv[1:])
 	switch {
 	case a.Subcommand != "" || a.Info:

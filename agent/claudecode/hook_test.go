@@ -95,11 +95,11 @@ func TestRecordedSession(t *testing.T) {
 		}
 	}
 	want := []string{
-		"created created", "state_changed starting", "state_changed running prompt submitted",
+		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
 		"activity Bash: echo lcwrap-mock-ok", "activity Bash done",
 		"activity Agent: Explore: Look around", "activity Agent done",
-		"state_changed waiting turn ended; waiting for the user",
-		"state_changed running prompt submitted", "state_changed waiting turn ended; waiting for the user",
+		"state_changed waiting", "activity turn ended; waiting for the user",
+		"state_changed running", "activity prompt submitted", "state_changed waiting", "activity turn ended; waiting for the user",
 		"terminal completed",
 	}
 	if strings.Join(session, "\n") != strings.Join(want, "\n") {
@@ -286,4 +286,19 @@ func FuzzStreamLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestRecordedArgv(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"claude -p fix-it --allowedTools Bash Agent --output-format stream-json", "claude -p [prompt] --allowedTools Bash Agent --output-format stream-json"},
+		{"claude --model opus hello --system-prompt secret-ish", "claude --model opus [prompt] --system-prompt [prompt]"},
+		{"claude --append-system-prompt=abc -- -p", "claude --append-system-prompt=[prompt] -- [prompt]"},
+		{"claude mcp list", "claude mcp list"},
+		{"claude", "claude"},
+	} {
+		got := strings.Join(RecordedArgv(strings.Fields(tc.in)), " ")
+		if got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
 }

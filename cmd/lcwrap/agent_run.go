@@ -84,7 +84,10 @@ func prepareAgent(ctx context.Context, cmd *cli.Command, std stdio, cfg *supervi
 	for _, w := range l.Warnings {
 		fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(w))
 	}
-	if !slices.Equal(cfg.Argv, l.Argv) {
+	switch {
+	case l.Recorded != nil:
+		cfg.RecordedArgv = l.Recorded
+	case !slices.Equal(cfg.Argv, l.Argv):
 		cfg.RecordedArgv = cfg.Argv // what the user asked for; details.agent says what was added
 	}
 	cfg.Argv = l.Argv

@@ -130,6 +130,8 @@ var subcommands = []subcommand{
 	{"emit", emitCommand},
 	{"journal", journalCommand},
 	{"validate", validateCommand},
+	{"top", topCommand},
+	{"report", reportCommand},
 	{"hook", hookCommand},
 	{"help", helpCommand},
 	{"version", versionCommand},

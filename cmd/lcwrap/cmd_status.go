@@ -10,11 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v3"
 
@@ -22,6 +19,7 @@ import (
 	"github.com/lcwrap/lcwrap/journal"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/projection"
+	"github.com/lcwrap/lcwrap/view"
 )
 
 // exitRefused is reconcile's answer to a snapshot it will not apply
@@ -79,6 +77,7 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	_, noColor := os.LookupEnv("NO_COLOR")
 	out := statusOutput{std: std, all: cmd.Bool("all"), json: cmd.Bool("json"), watch: cmd.Bool("watch"), seen: map[string]string{}}
 	out.color = !out.json && !noColor && isTerminal(std.out)
+	out.width = terminalWidth(std.out)
 	var src statusSource
 	if file != "" {
 		src = &streamSource{path: file, in: std.in, mixed: cmd.Bool("mixed")}
@@ -226,6 +225,7 @@ func (s *streamSource) read(_ context.Context, out *statusOutput) (projection.Re
 type statusOutput struct {
 	std                     stdio
 	all, json, color, watch bool
+	width                   int               // the terminal's columns; 0 when not a terminal
 	seen                    map[string]string // warnings printed, by key
 	frames                  int
 }
@@ -289,167 +289,15 @@ func (o *statusOutput) render(rep projection.Report) error {
 		}
 		return enc.Encode(rep)
 	}
-	renderTable(w, rep, o.color)
-	return nil
+	return view.Table(w, rep, view.TableOptions{Width: o.width, Color: o.color, Now: time.Now()})
 }
 
-// The colours of the table (only on a terminal, never with NO_COLOR).
-const (
-	colorReset  = "\x1b[0m"
-	colorRed    = "\x1b[31m"
-	colorYellow = "\x1b[33m"
-	colorCyan   = "\x1b[36m"
-	colorDim    = "\x1b[2m"
-)
-
-var stateColors = map[string]string{
-	"running": colorCyan, "waiting": colorCyan, "observed": colorCyan,
-	"failed": colorRed, "lost": colorRed, "cancelled": colorYellow, "completed": colorDim,
-}
-
-type cell struct{ text, color string }
-
-func renderTable(w io.Writer, rep projection.Report, color bool) {
-	if !rep.Evidence {
-		fmt.Fprintln(w, projection.NoEvidence)
-		return
-	}
-	if len(rep.Children) == 0 {
-		fmt.Fprintf(w, "No active children; %d ended ('lcwrap status --all' shows them).\n", rep.Hidden)
-		return
-	}
-	rows := [][]cell{{{"CHILD", ""}, {"STATE", ""}, {"ACTIVITY", ""}, {"FRESHNESS", ""}, {"EXIT", ""}, {"SOURCE", ""}, {"COMMAND", ""}}}
-	provisional := false
-	for i := range rep.Children {
-		v := &rep.Children[i]
-		state := cell{v.Display, stateColors[v.Display]}
-		if v.Provisional {
-			state.text += "*"
-			provisional = true
-		}
-		fresh := cell{freshness(v), ""}
-		if v.Stale {
-			fresh.color = colorYellow
-		}
-		rows = append(rows, []cell{{shorten(v.ChildID, 32), ""}, state, {activity(v), ""}, fresh, {exitText(v), ""}, {source(v), ""}, {command(v), ""}})
-	}
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
-		}
-	}
-	var b strings.Builder
-	for _, r := range rows {
-		for i, c := range r {
-			text := c.text
-			if color && c.color != "" {
-				text = c.color + text + colorReset
-			}
-			b.WriteString(text)
-			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text)+2))
-			}
-		}
-		b.WriteByte('\n')
-	}
-	if provisional {
-		b.WriteString("* provisional: events are missing (a stream joined mid-way, or a sequence gap); the state may be behind.\n")
-	}
-	if rep.Hidden > 0 {
-		fmt.Fprintf(&b, "%d ended not shown ('lcwrap status --all' shows them).\n", rep.Hidden)
-	}
-	io.WriteString(w, b.String())
-}
-
-func freshness(v *projection.ChildView) string {
-	switch {
-	case v.Ended():
-		return "—"
-	case v.Stale && v.Heartbeat != nil:
-		return "stale " + ago(v.SinceEvidenceMs)
-	case v.Stale:
-		return "stale"
-	case v.Heartbeat != nil:
-		return ago(v.SinceEvidenceMs) + " ago"
-	}
-	return "—"
-}
-
-// ago formats a duration in its largest whole unit: <1s, 3s, 2m, 5h, 3d.
-func ago(ms int64) string {
-	d := time.Duration(max(ms, 0)) * time.Millisecond
-	switch {
-	case d < time.Second:
-		return "<1s"
-	case d < time.Minute:
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + "h"
-	}
-	return strconv.Itoa(int(d/(24*time.Hour))) + "d"
-}
-
-func activity(v *projection.ChildView) string {
-	if cp := v.ChildProcess; cp != nil && cp.Status == procid.Alive.String() {
-		return fmt.Sprintf("pid %d still present", cp.Identity.PID)
-	}
-	if v.Activity == nil {
-		return "—"
-	}
-	return shorten(v.Activity.Text, 40)
-}
-
-func exitText(v *projection.ChildView) string {
-	switch {
-	case !v.Ended():
-		return "—"
-	case v.Exit == nil:
-		return "unknown"
-	case v.Exit.Signal != "":
-		return shorten(v.Exit.Signal, 12)
-	case v.Exit.Code != nil:
-		return strconv.Itoa(*v.Exit.Code)
-	}
-	return "unknown"
-}
-
-func source(v *projection.ChildView) string {
-	s := v.Source
-	if s == "" {
-		s = "—"
-	}
-	if v.Lineage.External {
-		s += " (external)"
-	}
-	return shorten(s, 32)
-}
-
-func command(v *projection.ChildView) string {
-	if v.Command == nil {
-		return "—"
-	}
-	return shorten(strings.Join(v.Command, " "), 48)
-}
+func exitText(v *projection.ChildView) string { return view.Exit(v) }
 
 // shorten makes foreign text safe for one table cell: control characters
 // become spaces (no escape sequence reaches the terminal) and the text is
 // cut to n characters.
-func shorten(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return jsonl.CutRunes(s, n-1) + "…"
-}
+func shorten(s string, n int) string { return view.Shorten(s, n) }
 
 func reconcileCommand(std stdio) *cli.Command {
 	return &cli.Command{

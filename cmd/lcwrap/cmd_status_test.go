@@ -222,7 +222,7 @@ func TestStatusColoursOnlyOnTerminal(t *testing.T) {
 		}
 		return buf.String()
 	}
-	if out := run(false); !strings.Contains(out, "\x1b[36mrunning\x1b[0m") || !strings.Contains(out, "\x1b[31mfailed\x1b[0m") {
+	if out := run(false); !strings.Contains(out, "\x1b[32m● running\x1b[0m") || !strings.Contains(out, "\x1b[31m✕ failed\x1b[0m") {
 		t.Fatalf("no colours on a terminal: %q", out)
 	}
 	if out := run(true); strings.Contains(out, "\x1b[") || !strings.Contains(out, "running") {

@@ -187,6 +187,29 @@ var helps = map[string]helpText{
 			{"125", "usage error"},
 		},
 	},
+	"lcwrap top": {
+		examples: []example{
+			{"lcwrap top", "the live tree of every child in the journal"},
+			{"NO_COLOR=1 lcwrap top --journal ci.jsonl", "another journal, without colour"},
+		},
+		exit: []exitRow{
+			{"0", "quit (q, ^C, SIGTERM)"},
+			{"1", "lcwrap-top cannot be found or run"},
+			{"125", "usage error, or standard output is not a terminal"},
+		},
+	},
+	"lcwrap report": {
+		examples: []example{
+			{"lcwrap report --html report.html", "the whole journal as one HTML file"},
+			{"lcwrap report --since 2h --child build-7 --html b.html", "one child's tree, last 2 hours"},
+			{"lcwrap report --file ci.log --mixed > report.html", "from a CI log"},
+		},
+		exit: []exitRow{
+			{"0", "written"},
+			{"1", "the input cannot be read, or the file cannot be written"},
+			{"125", "usage error"},
+		},
+	},
 	"lcwrap help": {
 		examples: []example{
 			{"lcwrap help", "this list of commands"},

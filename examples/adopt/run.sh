@@ -77,7 +77,7 @@ say "lcwrap adopt $server: the stream so far (lcwrap tail --child web):"
 lcwrap tail --child web
 say "lcwrap status:"
 lcwrap status | tee status.txt
-grep -q '^web  *observed ' status.txt || fail "status does not show web as observed"
+grep -q '^web  *◎ observed ' status.txt || fail "status does not show web as observed"
 
 # 3. The server's parent stops it and reads its exit status.
 kill -TERM "$server"

@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/view/viewtest"
+)
+
+// need finds a tool, skipping (failing under CI=true) when it is missing.
+func need(t *testing.T, tool, install string) string {
+	t.Helper()
+	p, err := exec.LookPath(tool)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is missing (CI installs it: %s)", tool, install)
+	}
+	t.Skipf("%s is not installed (%s)", tool, install)
+	return ""
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// binaries builds lcwrap and lcwrap-top into one directory, once.
+func binaries(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "lcwrap-top-test")
+		if buildErr != nil {
+			return
+		}
+		for _, pkg := range []string{"../lcwrap", "."} {
+			name := "lcwrap"
+			if pkg == "." {
+				name = "lcwrap-top"
+			}
+			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
+			if err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// pane is one tmux server of its own (a private -L socket) with one pane.
+type pane struct {
+	t      *testing.T
+	socket string
+}
+
+var sockets int
+
+func newPane(t *testing.T, width, height int, env []string, script string) *pane {
+	t.Helper()
+	need(t, "tmux", "apt-get install tmux")
+	sockets++
+	p := &pane{t: t, socket: fmt.Sprintf("lcwrap-top-test-%d-%d", os.Getpid(), sockets)}
+	args := []string{"-L", p.socket, "-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}
+	// tmux keeps its own PATH whatever -e says: the script sets the
+	// environment itself.
+	var exports strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&exports, "export %s='%s'; ", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	args = append(args, "sh", "-c", exports.String()+script)
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
+	return p
+}
+
+func (p *pane) capture() string {
+	out, err := exec.Command("tmux", "-L", p.socket, "capture-pane", "-p").Output()
+	if err != nil {
+		p.t.Fatalf("capture-pane: %v", err)
+	}
+	return string(out)
+}
+
+// waitFor polls the pane until it shows every string, failing at the
+// deadline with the last capture.
+func (p *pane) waitFor(what ...string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := p.capture()
+		ok := true
+		for _, w := range what {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the pane never showed %q:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (p *pane) keys(keys ...string) {
+	p.t.Helper()
+	for _, k := range keys {
+		// One key at a time: an escape followed at once by another key
+		// reads as alt+key.
+		if out, err := exec.Command("tmux", "-L", p.socket, "send-keys", k).CombinedOutput(); err != nil {
+			p.t.Fatalf("send-keys %s: %v\n%s", k, err, out)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// session starts top in a pane through `lcwrap top` against a journal
+// holding the standard scene, recording stty -g before and after.
+func session(t *testing.T, width, height int, extraEnv ...string) (p *pane, dir, journal string) {
+	bin := binaries(t)
+	dir = t.TempDir()
+	journal = filepath.Join(dir, "journal.jsonl")
+	s := viewtest.Standard(time.Now().Add(-time.Minute))
+	if err := viewtest.Append(journal, s.Out); err != nil {
+		t.Fatal(err)
+	}
+	env := append([]string{"PATH=" + bin + ":" + os.Getenv("PATH"), "LCWRAP_JOURNAL=" + journal, "TERM=xterm-256color"}, extraEnv...)
+	script := fmt.Sprintf(`cd %q; stty -g > before; echo $$ > pid; lcwrap top; echo "exit $?" > status; stty -g > after; echo TOP-ENDED; sleep 600`, dir)
+	p = newPane(t, width, height, env, script)
+	return p, dir, journal
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil && len(b) > 0 {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was never written", path)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func sameTerminal(t *testing.T, dir string) {
+	t.Helper()
+	readFile(t, filepath.Join(dir, "after"))
+	before, after := readFile(t, filepath.Join(dir, "before")), readFile(t, filepath.Join(dir, "after"))
+	if before != after {
+		t.Fatalf("terminal settings changed: before %q, after %q", before, after)
+	}
+}
+
+func TestTopInTmux(t *testing.T) {
+	p, dir, journal := session(t, 100, 30, "NO_COLOR=1")
+	scr := p.waitFor("lcwrap top", "sub-tests")
+	for _, want := range []string{"agent-1", "└─ session-1", "├─ sub-explore", "└─ sub-tests", "◆ waiting", "● running", "◎ observed", "?5", "3 ended hidden", "q quit"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("screen lacks %q:\n%s", want, scr)
+		}
+	}
+	// A test that keeps appending: heartbeats of agent-1 and new children.
+	stop := make(chan struct{})
+	appended := make(chan error, 1)
+	go func() {
+		s := viewtest.New(time.Now())
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				appended <- nil
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			s.Out = nil
+			c := viewtest.Child{ID: fmt.Sprintf("late-%d", i), Caps: viewtest.Agent.Caps, HeartbeatMs: 3600_000}
+			s.At = time.Now()
+			s.Created(c)
+			s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+			if i%2 == 1 {
+				s.States(c, jsonl.StateWaiting)
+			}
+			if err := viewtest.Append(journal, s.Out); err != nil {
+				appended <- err
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		if err := <-appended; err != nil {
+			t.Error(err)
+		}
+	}()
+	p.waitFor("late-3")
+	// The filter.
+	p.keys("/", "w", "a", "i", "t", "Enter")
+	scr = p.waitFor(`filter "wait"`)
+	for _, line := range strings.Split(scr, "\n") {
+		if strings.Contains(line, "server-9") || strings.Contains(line, "fetch-2") {
+			t.Fatalf("the filter shows a child that is not waiting:\n%s", scr)
+		}
+	}
+	// The detail pane of sub-tests.
+	p.keys("Escape")
+	p.waitFor("server-9")
+	p.keys("/", "s", "u", "b", "-", "t", "Enter", "G", "Enter")
+	scr = p.waitFor("Capabilities", "agent-1 › session-1 › sub-tests")
+	for _, want := range []string{"? unknown", "Events (last", "waiting", "esc back"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("detail pane lacks %q:\n%s", want, scr)
+		}
+	}
+	p.keys("Escape")
+	p.waitFor("q quit")
+	p.keys("q")
+	p.waitFor("TOP-ENDED")
+	sameTerminal(t, dir)
+	if st := readFile(t, filepath.Join(dir, "status")); st != "exit 0\n" {
+		t.Fatalf("top ended with %q", st)
+	}
+	if strings.Contains(p.capture(), "lcwrap top") {
+		t.Fatal("the screen was not restored (alternate screen left on)")
+	}
+}
+
+// Every other way out restores the terminal too: ^C, SIGTERM, a panic.
+func TestTopRestoresTerminal(t *testing.T) {
+	t.Run("ctrl-c", func(t *testing.T) {
+		p, dir, _ := session(t, 80, 24)
+		p.waitFor("sub-tests")
+		p.keys("C-c")
+		p.waitFor("TOP-ENDED")
+		sameTerminal(t, dir)
+	})
+	t.Run("sigterm", func(t *testing.T) {
+		p, dir, _ := session(t, 80, 24)
+		p.waitFor("sub-tests")
+		pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(dir, "pid"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The shell printed its pid; top is its child (lcwrap execs
+		// lcwrap-top, so the pid is top's).
+		out, err := exec.Command("pgrep", "-P", strconv.Itoa(pid), "lcwrap-top").Output()
+		if err != nil {
+			t.Fatalf("pgrep: %v", err)
+		}
+		top, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+		if err := syscallKill(top); err != nil {
+			t.Fatal(err)
+		}
+		p.waitFor("TOP-ENDED")
+		sameTerminal(t, dir)
+	})
+	t.Run("panic", func(t *testing.T) {
+		p, dir, _ := session(t, 80, 24, panicHook+"=1")
+		p.waitFor("TOP-ENDED")
+		sameTerminal(t, dir)
+		if st := readFile(t, filepath.Join(dir, "status")); st != "exit 1\n" {
+			t.Fatalf("top ended with %q after a panic", st)
+		}
+	})
+	t.Run("narrow", func(t *testing.T) {
+		p, _, _ := session(t, 40, 12)
+		scr := p.waitFor("waiting")
+		for _, l := range strings.Split(scr, "\n") {
+			if len([]rune(l)) > 40 {
+				t.Fatalf("line wider than 40: %q", l)
+			}
+		}
+		p.keys("q")
+		p.waitFor("TOP-ENDED")
+	})
+}
+
+func TestTopRefusesWithoutTerminal(t *testing.T) {
+	bin := binaries(t)
+	for _, argv := range [][]string{{filepath.Join(bin, "lcwrap"), "top"}, {filepath.Join(bin, "lcwrap-top")}} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		cmd.Env = append(os.Environ(), "LCWRAP_JOURNAL="+filepath.Join(t.TempDir(), "j.jsonl"))
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != exitUsage {
+			t.Fatalf("%v: %v, want exit %d", argv, err, exitUsage)
+		}
+		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+		if len(lines) != 1 || !strings.Contains(lines[0], "status --watch") || !strings.Contains(lines[0], "status --json") || out.Len() > 0 {
+			t.Fatalf("%v: stdout %q, stderr %q", argv, out.String(), errb.String())
+		}
+	}
+}

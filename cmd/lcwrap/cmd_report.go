@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/journal"
+	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/view"
+)
+
+func reportCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:  "report",
+		Usage: "write one self-contained HTML file: timeline, table, events",
+		Description: "Reads the journal (or a stream with --file) and writes one HTML file that opens\n" +
+			"offline (inline CSS and SVG, no script, a Content-Security-Policy that forbids\n" +
+			"every fetch): a timeline with one bar per child coloured by state (waiting and\n" +
+			"stale spans visible), nested by lineage; a table of the children; a section\n" +
+			"per child with its last events, its capabilities and why each unknown one is\n" +
+			"unknown. Text is redacted. Past --limit children, ended ones are counted per\n" +
+			"state instead of drawn, and the report says how many.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
+			&cli.StringFlag{Name: "file", Usage: "read events from `PATH` (- for standard input) instead of the journal"},
+			&cli.BoolFlag{Name: "mixed", Usage: "with --file: lines that are not lifecycle events are log lines (a CI log)"},
+			&cli.StringFlag{Name: "html", Usage: "write the report to `FILE` (default: standard output, when it is not a terminal)"},
+			&cli.StringFlag{Name: "since", Usage: "leave out children that ended before `WHEN`: a duration back from now (2h) or a UTC time (2026-12-01T09:00:00Z)"},
+			&cli.StringSliceFlag{Name: "child", Usage: "only child `ID` and its descendants (repeatable)"},
+			&cli.IntFlag{Name: "limit", Value: view.DefaultReportLimit, Usage: "children drawn one by one; ended ones past it are counted per state"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error { return reportAction(cmd, std) },
+	}
+}
+
+func reportAction(cmd *cli.Command, std stdio) error {
+	file, out := cmd.String("file"), cmd.String("html")
+	now := time.Now()
+	switch {
+	case cmd.Args().Len() > 0:
+		return usagef(cmd, "report takes no arguments, not %q; use --file PATH to read a stream", cmd.Args().First())
+	case file != "" && cmd.IsSet("journal"):
+		return usagef(cmd, "--journal and --file name two inputs; choose one")
+	case file == "" && cmd.Bool("mixed"):
+		return usagef(cmd, "--mixed applies to --file streams only")
+	case cmd.Int("limit") < 1:
+		return usagef(cmd, "--limit must be at least 1, not %d", cmd.Int("limit"))
+	case out == "" && isTerminal(std.out):
+		return usagef(cmd, "report writes HTML: give --html FILE, or redirect standard output to a file")
+	}
+	opts := view.ReportOptions{Now: now, Limit: int(cmd.Int("limit"))}
+	if s := cmd.String("since"); s != "" {
+		since, err := parseSince(s, now)
+		if err != nil {
+			return usagef(cmd, "--since %q: %v", s, err)
+		}
+		opts.Since = since.UnixMilli()
+	}
+	if cmd.IsSet("child") {
+		opts.Children = cmd.StringSlice("child")
+	}
+	m := view.NewModel()
+	if file != "" {
+		opts.Input = file
+		r := io.Reader(std.in)
+		if file != "-" {
+			f, err := os.Open(file)
+			if err != nil {
+				return exitCode(1, "%v", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		d := jsonl.NewDecoder(r, jsonl.DecoderOptions{Mixed: cmd.Bool("mixed")})
+		for {
+			rec, err := d.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return exitCode(1, "reading %s: %v", file, err)
+			}
+			m.Apply(&rec.Event, rec.Line.Bytes, 0)
+		}
+		opts.BadLines = d.Stats().Invalid
+	} else {
+		path, err := journalPath(cmd)
+		if err != nil {
+			return exitCode(1, "%v", err)
+		}
+		opts.Input = path
+		err = journal.Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+			m.Apply(&rec.Event, raw, rec.JournalSequence)
+			return nil
+		})
+		var be *journal.BlockedError
+		switch {
+		case errors.As(err, &be):
+			opts.Blocked = be.Error() + "; the report shows what the lines before it say"
+			fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(opts.Blocked))
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return exitCode(1, "cannot read the journal: %v", err)
+		}
+	}
+	m.Sync(now)
+	if out == "" {
+		_, err := view.WriteReport(std.out, m, opts)
+		return err
+	}
+	var buf bytes.Buffer
+	sum, err := view.WriteReport(&buf, m, opts)
+	if err != nil {
+		return exitCode(1, "%v", err)
+	}
+	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+		return exitCode(1, "cannot write the report: %v", err)
+	}
+	for _, id := range sum.Unmatched {
+		fmt.Fprintf(std.err, "lcwrap: no child %s in %s\n", shorten(id, 64), opts.Input)
+	}
+	agg := 0
+	for _, n := range sum.Aggregated {
+		agg += n
+	}
+	msg := fmt.Sprintf("wrote %s: %d children drawn", out, sum.Drawn)
+	if agg > 0 {
+		msg += fmt.Sprintf(", %d ended ones counted, not drawn (--limit %d)", agg, opts.Limit)
+	}
+	fmt.Fprintln(std.out, msg)
+	return nil
+}
+
+// parseSince reads --since: a duration back from now, or a UTC time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, errors.New("a duration back from now must not be negative")
+		}
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, errors.New("not a duration (90m, 2h) nor an RFC 3339 time (2026-12-01T09:00:00Z)")
+}
+
+// writeFileAtomic writes b to path through a temporary file in the same
+// directory, so a reader never sees half a report.
+func writeFileAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+strings.TrimPrefix(filepath.Base(path), ".")+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+)
+
+// topProgram is the program that is `lcwrap top` (cmd/lcwrap-top).
+const topProgram = "lcwrap-top"
+
+// notATerminal is top's one-line refusal when its output is not a
+// terminal (cmd/lcwrap-top says the same).
+const notATerminal = "top needs a terminal; use 'lcwrap status --watch' for a refreshing table, or 'lcwrap status --json' for a program"
+
+func topCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:  "top",
+		Usage: "a live, full-screen tree of every child",
+		Description: "Follows the journal from a cursor and shows the lineage tree (launched process,\n" +
+			"agent session, sub-agents; retries under their root with their attempt number)\n" +
+			"with each child's state (colour and symbol), activity, freshness, start,\n" +
+			"duration, exit and source. ?N on a row: N capabilities are unknown; enter\n" +
+			"opens the detail pane (events, lineage, why each capability is unknown, last\n" +
+			"diagnostics). Keys: ↑↓ or j/k move, enter details, / filter, e ended\n" +
+			"children, q or ^C quit. NO_COLOR is honoured. Without a terminal it refuses:\n" +
+			"'lcwrap status --watch' and 'lcwrap status --json' serve pipes.\n" +
+			"It runs the program lcwrap-top (found beside lcwrap, else in $PATH), kept\n" +
+			"apart so the TUI library costs `lcwrap -- CMD` nothing (docs/view.md).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error { return topAction(cmd, std) },
+	}
+}
+
+func topAction(cmd *cli.Command, std stdio) error {
+	if cmd.Args().Len() > 0 {
+		return usagef(cmd, "top takes no arguments, not %q", cmd.Args().First())
+	}
+	if !isTerminal(std.out) {
+		return exitCode(exitUsage, "%s", notATerminal)
+	}
+	path, err := journalPath(cmd)
+	if err != nil {
+		return exitCode(1, "%v", err)
+	}
+	bin, err := findTop()
+	if err != nil {
+		return exitCode(1, "top is the program %s, not found beside lcwrap or in $PATH: install it with 'go install github.com/lcwrap/lcwrap/cmd/lcwrap-top@latest' (or 'make build')", topProgram)
+	}
+	return execTop(bin, []string{topProgram, "-journal", path}, std)
+}
+
+// findTop looks for lcwrap-top beside the running lcwrap, then in $PATH.
+func findTop() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), topProgram)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return exec.LookPath(topProgram)
+}

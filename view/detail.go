@@ -1,0 +1,132 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lcwrap/lcwrap/capabilities"
+	"github.com/lcwrap/lcwrap/redact"
+)
+
+// Detail is what the detail pane (and the report's section) says about
+// one child: lineage, facts, each capability with why it is unknown, the
+// last diagnostics and the last events. Every line is one line of text,
+// redacted and without control characters.
+func Detail(n *Node, now time.Time) []string {
+	v := &n.View
+	var out []string
+	add := func(format string, args ...any) { out = append(out, Printable(fmt.Sprintf(format, args...))) }
+	add("%s  %s %s", v.ChildID, Symbol(v.Display), StateText(v))
+	if v.Provisional {
+		add("  * provisional: events are missing (joined mid-way, or a sequence gap); the state may be behind")
+	}
+	out = append(out, "")
+	add("Lineage   %s", Lineage(n))
+	l := v.Lineage
+	add("          root %s · attempt %d%s%s", orDash(l.RootChildID), l.Attempt, ifs(l.ParentChildID != "", " · parent "+l.ParentChildID), ifs(l.AdoptedAt != "", " · adopted at "+l.AdoptedAt))
+	add("Source    %s%s", Source(v), ifs(v.SourceEpoch != "", "  (epoch "+v.SourceEpoch+")"))
+	add("Command   %s", Command(v))
+	fresh, _ := Fresh(v, now)
+	add("Started   %s  (%s)   duration %s", Started(v, now), orDash(v.FirstSeenAt), Duration(v, now))
+	hb := "no heartbeat declared: freshness cannot be judged"
+	if v.Heartbeat != nil {
+		hb = fmt.Sprintf("heartbeat every %s, stale after %s of silence", Elapsed(v.Heartbeat.IntervalMs), Elapsed(v.Heartbeat.DeadlineMs))
+	}
+	add("Freshness %s  (%s)", fresh, hb)
+	if v.Stale {
+		add("          stale (%s): stale is not lost; 'lcwrap status --reconcile' checks the process", v.StaleReason)
+	}
+	add("Activity  %s", Activity(v))
+	if v.Ended() {
+		add("Exit      %s  (ended %s by %s; how the process ended, not whether its task succeeded)", Exit(v), orDash(v.EndedAt), orDash(v.EndedBy))
+	}
+	out = append(out, "", "Capabilities")
+	for _, name := range capabilities.Names {
+		c, _ := v.Capabilities.Get(name)
+		if c == capabilities.Known {
+			add("  %-13s known", name)
+			continue
+		}
+		add("  %-13s ? unknown: %s", name, Why(v, name))
+	}
+	if h := n.Hist; h != nil {
+		if d := h.Diagnostics(); len(d) > 0 {
+			out = append(out, "", fmt.Sprintf("Last diagnostics (%d of %d)", len(d), h.nDiags))
+			for _, e := range d {
+				add("  %s  %s", e.ObservedAt, EventText(e))
+			}
+		}
+		r := h.Recent()
+		out = append(out, "", fmt.Sprintf("Events (last %d of %d)", len(r), h.Events))
+		for i := len(r) - 1; i >= 0; i-- {
+			e := r[i]
+			add("  %6s  %s  %-13s %-10s %s", lineNo(e.Line), e.ObservedAt, e.Kind, orDash(string(e.State)), EventText(e))
+		}
+		if len(h.Stale) > 0 {
+			out = append(out, "", "Stale spans (no word from its source past the deadline)")
+			for _, s := range h.Stale {
+				add("  %s → %s", stampMs(s.From), stampMs(s.To))
+			}
+		}
+	}
+	return out
+}
+
+// EventText summarizes an event for a person: its activity, its result
+// when not applied, and its details (redacted, cut).
+func EventText(e Event) string {
+	var parts []string
+	if e.Activity != "" {
+		parts = append(parts, redact.Text(e.Activity))
+	}
+	if e.Source != "" {
+		parts = append(parts, "from "+e.Source)
+	}
+	if e.Result.String() != "applied" {
+		parts = append(parts, "["+e.Result.String()+"]")
+	}
+	if len(e.Details) > 0 {
+		parts = append(parts, Cut(Clean(redact.Text(string(e.Details))), 160))
+	}
+	return Clean(strings.Join(parts, "  "))
+}
+
+// Lineage is the path from the child's root: root › parent › child.
+func Lineage(n *Node) string {
+	var path []string
+	for p := n; p != nil; p = p.parent {
+		id := p.ID()
+		if p.Retry {
+			id += fmt.Sprintf(" #%d", p.View.Lineage.Attempt)
+		}
+		path = append(path, id)
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return strings.Join(path, " › ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func ifs(c bool, s string) string {
+	if c {
+		return s
+	}
+	return ""
+}
+
+func lineNo(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("#%d", n)
+}
+
+func stampMs(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z") }

@@ -1,0 +1,22 @@
+// Package view is what a person is shown: the lineage tree of every child
+// (launched process → agent session → sub-agents, retries under their
+// root with their attempt number), the cells of one row (state symbol,
+// activity, freshness, start, duration, exit, source, unknown
+// capabilities), the status table fitted to a terminal's width, the live
+// model `lcwrap top` keeps current from a journal cursor, and the
+// self-contained HTML report. docs/view.md shows all three.
+//
+// Everything it shows comes from the projection: state, staleness and
+// exit are the projection's, and a per-child history (the last events,
+// the state segments, the stale spans) is kept alongside it, bounded per
+// child. It never prints or exits; cmd/lcwrap and cmd/lcwrap-top do.
+//
+// # What it refuses to claim
+//
+// A symbol is a state, never a verdict: completed means the process (or
+// the agent's own report) ended that way, not that the task succeeded,
+// and no symbol says so. Stale is shown as stale, never as lost. A
+// capability the source did not declare known is shown as unknown, with
+// the reason. Text that reaches a terminal or a report is redacted again
+// and stripped of control characters.
+package view

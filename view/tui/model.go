@@ -1,0 +1,428 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/lcwrap/lcwrap/projection"
+	"github.com/lcwrap/lcwrap/view"
+)
+
+// Options configure the view.
+type Options struct {
+	Live  *view.Live
+	Color bool             // ANSI colours (a terminal without NO_COLOR)
+	Now   func() time.Time // the clock; time.Now when nil
+}
+
+// Model is the bubbletea model of top. Its fields are the screen's
+// state; View renders them and nothing else.
+type Model struct {
+	live  *view.Live
+	color bool
+	clock func() time.Time
+
+	width, height int
+	caught        bool
+	now           time.Time
+	lines         int64
+	evidence      bool
+	tally         map[string]int
+	total         int
+	state         view.State
+
+	rows      []view.Row
+	sel       int
+	selID     string
+	top       int
+	showEnded bool
+	hidden    int // ended children not shown
+
+	filter  string
+	editing bool
+
+	detail     bool
+	detailText []string
+	scroll     int
+
+	fatal error
+}
+
+// New returns the model of top over a live journal.
+func New(o Options) *Model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Model{live: o.Live, color: o.Color, clock: o.Now, width: 80, height: 24}
+}
+
+// Messages from the follower and the clock.
+type (
+	changedMsg struct{}
+	caughtMsg  struct{}
+	tickMsg    time.Time
+	// FatalMsg ends the program with an error (the follower panicked).
+	FatalMsg struct{ Err error }
+)
+
+// tickEvery is how often durations and freshness are redrawn.
+const tickEvery = time.Second
+
+func (m *Model) waitChanged() tea.Cmd {
+	ch := m.live.Changed()
+	return func() tea.Msg { <-ch; return changedMsg{} }
+}
+
+func (m *Model) waitCaught() tea.Cmd {
+	ch := m.live.CaughtUp()
+	return func() tea.Msg { <-ch; return caughtMsg{} }
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// Init waits for the journal's first reading.
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.waitCaught(), tick()) }
+
+// Err is why the program ended, when not by a key.
+func (m *Model) Err() error { return m.fatal }
+
+// Update applies one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.clamp()
+	case caughtMsg:
+		m.caught = true
+		m.refresh()
+		return m, m.waitChanged()
+	case changedMsg:
+		m.refresh()
+		return m, m.waitChanged()
+	case tickMsg:
+		m.now = time.Time(msg)
+		if m.caught {
+			m.refresh()
+		}
+		return m, tick()
+	case FatalMsg:
+		m.fatal = msg.Err
+		return m, tea.Quit
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// refresh syncs the model and rebuilds the rows (under the live lock).
+func (m *Model) refresh() {
+	m.now = m.clock()
+	m.state = m.live.State()
+	m.live.With(func(vm *view.Model) {
+		vm.Sync(m.now)
+		m.lines, m.evidence, m.total = vm.Lines(), vm.Evidence(), vm.Len()
+		m.tally = map[string]int{}
+		for k, v := range vm.Tally() {
+			m.tally[k] = v
+		}
+		m.rebuild(vm)
+		if m.detail {
+			m.detailText = m.detailLines(vm)
+		}
+	})
+}
+
+func (m *Model) rebuild(vm *view.Model) {
+	needle := strings.ToLower(m.filter)
+	m.hidden = 0
+	keep := func(n *view.Node) bool {
+		if !m.showEnded && n.View.Ended() {
+			m.hidden++
+			return false
+		}
+		return needle == "" || matches(n, needle)
+	}
+	m.rows = view.Flatten(vm.Roots(), keep)
+	// Ended ancestors shown for their lineage are not hidden.
+	for _, r := range m.rows {
+		if !m.showEnded && r.Node.View.Ended() {
+			m.hidden--
+		}
+	}
+	m.sel = 0
+	for i, r := range m.rows {
+		if r.Node.ID() == m.selID {
+			m.sel = i
+			break
+		}
+	}
+	m.clamp()
+}
+
+func matches(n *view.Node, needle string) bool {
+	v := &n.View
+	for _, s := range []string{v.ChildID, v.Display, view.Activity(v), v.Source, view.Command(v)} {
+		if strings.Contains(strings.ToLower(s), needle) {
+			return true
+		}
+	}
+	return false
+}
+
+// listHeight is how many rows of children fit: the screen minus the
+// title, the column header, the status line and the help line.
+func (m *Model) listHeight() int { return max(1, m.height-4) }
+
+func (m *Model) clamp() {
+	if m.sel >= len(m.rows) {
+		m.sel = len(m.rows) - 1
+	}
+	if m.sel < 0 {
+		m.sel = 0
+	}
+	h := m.listHeight()
+	if m.sel < m.top {
+		m.top = m.sel
+	}
+	if m.sel >= m.top+h {
+		m.top = m.sel - h + 1
+	}
+	m.top = max(0, min(m.top, len(m.rows)-h))
+	if len(m.rows) > 0 {
+		m.selID = m.rows[m.sel].Node.ID()
+	}
+}
+
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste {
+		// Keys typed faster than they are read arrive as one message.
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
+	s := k.String()
+	if s == "ctrl+c" {
+		return tea.Quit
+	}
+	if m.editing {
+		switch s {
+		case "enter":
+			m.editing = false
+		case "esc":
+			m.editing, m.filter = false, ""
+		case "backspace":
+			if r := []rune(m.filter); len(r) > 0 {
+				m.filter = string(r[:len(r)-1])
+			}
+		default:
+			if k.Type == tea.KeyRunes || k.Type == tea.KeySpace {
+				m.filter += string(k.Runes)
+			}
+		}
+		m.refresh()
+		return nil
+	}
+	if m.detail {
+		switch s {
+		case "q":
+			return tea.Quit
+		case "esc", "enter", "backspace", "left", "h":
+			m.detail, m.scroll = false, 0
+		case "up", "k":
+			m.scroll = max(0, m.scroll-1)
+		case "down", "j":
+			m.scroll = min(max(0, len(m.detailText)-m.height+2), m.scroll+1)
+		}
+		return nil
+	}
+	switch s {
+	case "q":
+		return tea.Quit
+	case "up", "k":
+		m.sel--
+	case "down", "j":
+		m.sel++
+	case "pgup":
+		m.sel -= m.listHeight()
+	case "pgdown", " ":
+		m.sel += m.listHeight()
+	case "home", "g":
+		m.sel = 0
+	case "end", "G":
+		m.sel = len(m.rows) - 1
+	case "enter", "right", "l":
+		if len(m.rows) > 0 {
+			m.detail, m.scroll = true, 0
+			m.refresh()
+		}
+		return nil
+	case "/":
+		m.editing = true
+	case "esc":
+		m.filter = ""
+		m.refresh()
+		return nil
+	case "e":
+		m.showEnded = !m.showEnded
+		m.refresh()
+		return nil
+	}
+	m.clamp()
+	return nil
+}
+
+// Selected returns the id of the selected child ("" when none).
+func (m *Model) Selected() string {
+	if len(m.rows) == 0 {
+		return ""
+	}
+	return m.selID
+}
+
+// Rows returns the ids of the rows shown, in order (for tests).
+func (m *Model) Rows() []string {
+	ids := make([]string, len(m.rows))
+	for i, r := range m.rows {
+		ids[i] = r.Node.ID()
+	}
+	return ids
+}
+
+// title is the first line: the journal and how many children are in
+// each state.
+func (m *Model) title() string {
+	var b strings.Builder
+	b.WriteString("lcwrap top  ")
+	b.WriteString(m.state.Path)
+	fmt.Fprintf(&b, "  %d children:", m.total)
+	for _, st := range view.States {
+		if n := m.tally[st]; n > 0 {
+			fmt.Fprintf(&b, " %s%d %s", view.Symbol(st), n, st)
+		}
+	}
+	return b.String()
+}
+
+func (m *Model) statusLine() string {
+	var parts []string
+	switch {
+	case m.editing:
+		parts = append(parts, "filter: "+m.filter+"▏ (enter keeps it, esc clears)")
+	case m.filter != "":
+		parts = append(parts, fmt.Sprintf("filter %q: %d shown", m.filter, len(m.rows)))
+	}
+	if m.hidden > 0 {
+		parts = append(parts, fmt.Sprintf("%d ended hidden (e shows)", m.hidden))
+	} else if m.showEnded {
+		parts = append(parts, "ended shown (e hides)")
+	}
+	if be := m.state.Blocked; be != nil {
+		parts = append(parts, fmt.Sprintf("journal blocked at line %d (%s): showing the lines before it", be.Line, be.Class))
+	}
+	if m.state.Rereads > 0 {
+		parts = append(parts, fmt.Sprintf("journal replaced or cut: read again %d×", m.state.Rereads))
+	}
+	if err := m.state.Err; err != nil {
+		parts = append(parts, "following: "+view.Clean(err.Error()))
+	}
+	parts = append(parts, fmt.Sprintf("%d events", m.lines))
+	return strings.Join(parts, " · ")
+}
+
+const helpLine = "↑↓/jk move  enter details  / filter  e ended  q quit"
+
+// detailHelp is the help line of the detail pane.
+const detailHelp = "↑↓/jk scroll  esc back  q quit"
+
+// View renders the screen.
+func (m *Model) View() string {
+	if m.fatal != nil {
+		return ""
+	}
+	w := max(m.width, 1)
+	var b strings.Builder
+	line := func(s string) {
+		b.WriteString(view.Cut(s, w))
+		b.WriteByte('\n')
+	}
+	switch {
+	case !m.caught:
+		line("lcwrap top  reading " + m.state.Path + " …")
+		return b.String()
+	case !m.evidence:
+		b.WriteString(projection.NoEvidence + "\n")
+		pad(&b, m.height-2)
+		b.WriteString(view.Cut(helpLine, w))
+		return b.String()
+	case m.detail:
+		end := min(len(m.detailText), m.scroll+m.height-1)
+		for _, l := range m.detailText[min(m.scroll, end):end] {
+			line(l)
+		}
+		pad(&b, m.height-1-(end-min(m.scroll, end)))
+		b.WriteString(view.Cut(detailHelp, w))
+		return b.String()
+	}
+	line(m.title())
+	h := m.listHeight()
+	shown := m.rows[m.top:min(len(m.rows), m.top+h)]
+	cells := make([][view.NumCols]view.Cell, len(shown))
+	for i, r := range shown {
+		cells[i] = view.Cells(r, m.now)
+	}
+	l := view.Fit(cells, w-2)
+	var row strings.Builder
+	row.WriteString("  ")
+	l.Render(&row, view.Header(), false)
+	if m.color {
+		b.WriteString("\x1b[1m" + row.String() + "\x1b[0m\n")
+	} else {
+		b.WriteString(row.String() + "\n")
+	}
+	if len(m.rows) == 0 {
+		line("  (no children match; esc clears the filter, e shows ended ones)")
+		pad(&b, h-1)
+	}
+	for i, c := range cells {
+		row.Reset()
+		selected := m.top+i == m.sel
+		if selected {
+			row.WriteString("▸ ")
+		} else {
+			row.WriteString("  ")
+		}
+		l.Render(&row, c, m.color && !selected)
+		if selected && m.color {
+			b.WriteString("\x1b[7m" + row.String() + "\x1b[0m\n")
+		} else {
+			b.WriteString(row.String() + "\n")
+		}
+	}
+	if len(m.rows) > 0 {
+		pad(&b, h-len(cells))
+	}
+	line(m.statusLine())
+	b.WriteString(view.Cut(helpLine, w))
+	return b.String()
+}
+
+func pad(b *strings.Builder, n int) {
+	for range max(0, n) {
+		b.WriteByte('\n')
+	}
+}
+
+func (m *Model) detailLines(vm *view.Model) []string {
+	n := vm.Node(m.selID)
+	if n == nil {
+		return []string{m.selID + ": no longer in the journal (it was read again)"}
+	}
+	return view.Detail(n, m.now)
+}
