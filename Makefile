@@ -45,6 +45,8 @@ fuzz:
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+	$(GO) test ./journal -run '^$$' -fuzz '^FuzzOwnerRecord$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./journal -run '^$$' -fuzz '^FuzzQuarantineReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
@@ -68,6 +70,14 @@ bench: build
 
 clean:
 	rm -rf bin bench/out
+
+# The journal's chaos test at full size: 8 writers × 1000 appends of 3 KB
+# lines, the lock owner SIGKILLed about every millisecond for 10 s, at the
+# default stale age and at 5 ms; and the stall after a killed holder (50
+# rounds). make test runs a reduced count. Figures in the test log.
+.PHONY: chaos
+chaos:
+	LCWRAP_CHAOS_FULL=1 $(GO) test -count=1 -v -run '^(TestChaos|TestKilledOwnerReclaimedAtOnce)$$' ./journal
 
 # Ships a journal that lcwrap writes through an OpenTelemetry Collector built
 # from the Go module proxy (examples/otel-collector/); not part of `make test`.

@@ -794,13 +794,14 @@ func TestHookNeverFails(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A blocked journal (a torn last line): the event is refused, the
-	// hook still exits 0, and the journal is left exactly as it was.
+	// A blocked journal (a malformed line; a torn last line would be
+	// healed in place by the next writer): the event is refused, the hook
+	// still exits 0, and the journal is left exactly as it was.
 	f, err := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(`{"schemaVersion":1,"eventId":"torn`)
+	f.WriteString(`{"schemaVersion":1,"eventId":"torn` + "\n")
 	f.Close()
 	before, _ = os.ReadFile(journal)
 	r = e.hook(env, start)

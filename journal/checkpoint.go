@@ -11,6 +11,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -67,8 +69,8 @@ func (j *Journal) loadCheckpoint() error {
 	if _, be := checkLine(j.path, l, c.Lines); be != nil {
 		return nil
 	}
-	j.size, j.lines, j.lastOff = c.Size, c.Lines, c.LastOffset
-	j.last = append(j.last[:0], line...)
+	j.cur.off, j.cur.pos, j.cur.lastOff = c.Size, c.Lines, c.LastOffset
+	j.cur.last = append(j.cur.last[:0], line...)
 	j.unsaved = 0
 	return nil
 }
@@ -78,14 +80,15 @@ func (j *Journal) loadCheckpoint() error {
 // left alone and the checkpoint is not written; failures only mean the
 // next fresh writer reads more.
 func (j *Journal) saveCheckpoint() {
-	if j.lines == 0 {
+	if j.cur.pos == 0 {
 		return
 	}
+	j.sweepCheckpointTemps()
 	if fi, err := os.Lstat(j.ckpt); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return
 	}
-	sum := sha256.Sum256(j.last)
-	b, _ := json.Marshal(checkpoint{Version: 1, Size: j.size, Lines: j.lines, LastOffset: j.lastOff, LastSHA256: hex.EncodeToString(sum[:])})
+	sum := sha256.Sum256(j.cur.last)
+	b, _ := json.Marshal(checkpoint{Version: 1, Size: j.cur.off, Lines: j.cur.pos, LastOffset: j.cur.lastOff, LastSHA256: hex.EncodeToString(sum[:])})
 	var raw [8]byte
 	crand.Read(raw[:])
 	tmp := fmt.Sprintf("%s.tmp-%x", j.ckpt, raw)
@@ -99,4 +102,20 @@ func (j *Journal) saveCheckpoint() {
 		return
 	}
 	j.unsaved = 0
+}
+
+// sweepCheckpointTemps removes temporary checkpoints left by writers
+// killed while saving one. Checkpoints are saved only under the lock, so
+// while we hold it every other temporary file is such litter.
+func (j *Journal) sweepCheckpointTemps() {
+	dir, prefix := filepath.Dir(j.ckpt), filepath.Base(j.ckpt)+".tmp-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

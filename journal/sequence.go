@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/lcwrap/lcwrap/jsonl"
 )
@@ -14,7 +15,37 @@ const backwardChunk = 256 << 10
 // the verified prefix (0 when there is none), reading backwards from its
 // end: cheap for a key that wrote recently, the whole prefix for a new one.
 // It runs under the lock, after catchUp, so the prefix is the whole file.
+//
+// After the live file it reads the sealed files, newest first, so a key
+// keeps its sequence across a rotation.
 func (j *Journal) lastSequence(key Key) (int64, error) {
+	seq, found, err := j.lastSequenceIn(j.f, j.path, j.cur.off, key)
+	if err != nil || found {
+		return seq, err
+	}
+	files, err := sealedFiles(j.path)
+	if err != nil {
+		return 0, err
+	}
+	for i := len(files) - 1; i >= 0; i-- {
+		f, err := openRead(files[i].path)
+		if err != nil {
+			continue
+		}
+		size, err := fileSize(f)
+		if err == nil {
+			seq, found, err = j.lastSequenceIn(f, files[i].path, size, key)
+		}
+		f.Close()
+		if err != nil || found {
+			return seq, err
+		}
+	}
+	return 0, nil
+}
+
+// lastSequenceIn is lastSequence within [0, size) of one file.
+func (j *Journal) lastSequenceIn(f io.ReaderAt, path string, size int64, key Key) (int64, bool, error) {
 	// A cheap byte filter before parsing, when the child id reads the same
 	// in any JSON encoding.
 	var needle []byte
@@ -23,11 +54,11 @@ func (j *Journal) lastSequence(key Key) (int64, error) {
 	}
 	var carry []byte // the start of a line whose beginning is not read yet
 	buf := make([]byte, 0, backwardChunk+j.opts.MaxLineBytes+1)
-	for end := j.size; end > 0; {
+	for end := size; end > 0; {
 		start := max(end-backwardChunk, 0)
 		buf = buf[:end-start]
-		if _, err := j.f.ReadAt(buf, start); err != nil {
-			return 0, fmt.Errorf("journal %s: %w", j.path, err)
+		if _, err := f.ReadAt(buf, start); err != nil {
+			return 0, false, fmt.Errorf("journal %s: %w", path, err)
 		}
 		buf = append(buf, carry...)
 		data := buf
@@ -36,7 +67,7 @@ func (j *Journal) lastSequence(key Key) (int64, error) {
 			// earlier: keep it for the next round.
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
-				return 0, fmt.Errorf("journal %s: line over %d bytes before byte %d", j.path, len(data), end)
+				return 0, false, fmt.Errorf("journal %s: line over %d bytes before byte %d", path, len(data), end)
 			}
 			carry = append(carry[:0], data[:i+1]...)
 			data = data[i+1:]
@@ -56,12 +87,12 @@ func (j *Journal) lastSequence(key Key) (int64, error) {
 				continue
 			}
 			if seq, ok := ev.Seq(); ok {
-				return seq, nil
+				return seq, true, nil
 			}
 		}
 		end = start
 	}
-	return 0, nil
+	return 0, false, nil
 }
 
 // plainID reports whether s is written byte for byte the same by every JSON
