@@ -29,7 +29,8 @@ func TestRealExecJSON(t *testing.T) {
 	for _, want := range []string{
 		"created created",
 		"state_changed starting",
-		"state_changed running prompt submitted",
+		"state_changed running",
+		"activity prompt submitted",
 		"activity command: /bin/bash -lc 'echo lcwrap-marker'",
 		"activity command done",
 		"activity agent message",

@@ -97,7 +97,7 @@ func TestRealInteractiveRollout(t *testing.T) {
 	waitFor(t, "the prompt's echo", 10*time.Second, func() bool { return strings.Contains(scr.text(), "runthemarker") }, scr.text)
 	tty.Write([]byte("\r"))
 	waitFor(t, "the turn's end in the rollout", 30*time.Second, func() bool {
-		return strings.Contains(sink.summary(), "state_changed waiting turn ended")
+		return strings.Contains(sink.summary(), "state_changed waiting\nactivity turn ended")
 	}, func() string { return sink.summary() + "\nscreen:\n" + scr.text() })
 
 	p, _ := f.Proven()
@@ -124,7 +124,7 @@ func TestRealInteractiveRollout(t *testing.T) {
 	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
 	sink.check(t)
 	got := sink.summary()
-	for _, want := range []string{"created created\nstate_changed starting\nstate_changed running prompt submitted\n", "activity exec_command: echo interactive-marker\n", "terminal lost\n"} {
+	for _, want := range []string{"created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n", "activity exec_command: echo interactive-marker\n", "terminal lost\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}
