@@ -45,7 +45,7 @@ func TestRealExecJSON(t *testing.T) {
 		t.Errorf("exec never says it waits, yet:\n%s", got)
 	}
 	all := sink.all()
-	if !strings.Contains(all, `"agentReport":{"usage":{`) {
+	if !strings.Contains(all, `"reported":{"usage":{`) {
 		t.Errorf("the turn's usage is not recorded as codex's report:\n%s", all)
 	}
 	if strings.Contains(all, "sk-lcwrap-test") {

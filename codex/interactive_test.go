@@ -133,10 +133,17 @@ func TestRealInteractiveRollout(t *testing.T) {
 		t.Errorf("an event names the decoy's thread")
 	}
 	rep := f.Report()
-	if rep["rollout"] != "followed" {
-		t.Errorf("report %v", rep)
+	if rep.Rollout != "followed" || rep.Proof == nil || rep.Proof.Rollout != p.Path {
+		t.Errorf("report %+v", rep)
 	}
-	t.Logf("report: %v", rep)
+	// The app-server daemon, in a session of its own, outlives codex.
+	daemon := false
+	for _, d := range rep.Daemons {
+		daemon = daemon || strings.Contains(d.Command, "app-server")
+	}
+	if !daemon {
+		t.Logf("no app-server daemon outlived codex: %+v", rep.Daemons)
+	}
 	if os.Getenv("LCWRAP_RECORD") != "" {
 		b, _ := os.ReadFile(p.Path)
 		record(t, "rollout-interactive.jsonl", b)
