@@ -22,6 +22,9 @@ const (
 	// ClaimProcessEnded: the agent's process ended while the child was
 	// still open; how the child ended is unknown.
 	ClaimProcessEnded = jsonl.ClaimLaunchedProcessEnded
+	// ClaimAgentProcessEnded: the agent's process (adopted, not launched)
+	// ended while the child was still open; how it ended is unknown.
+	ClaimAgentProcessEnded = jsonl.ClaimAgentProcessEnded
 	// ClaimSessionEnded: the session ended while this sub-agent was still
 	// open; how the sub-agent ended is unknown.
 	ClaimSessionEnded = jsonl.ClaimSessionEnded
@@ -152,6 +155,8 @@ type ProcessEnd struct {
 	ChildID string
 	// Exit is its exit as lcwrap recorded it (nil: not known).
 	Exit *jsonl.Exit
+	// Adopted says lcwrap did not launch it (it observed it).
+	Adopted bool
 }
 
 // End is called once the agent's process has ended, before that
@@ -173,7 +178,11 @@ func (t *Tracker) End(p ProcessEnd) *jsonl.AgentSessions {
 		if s.Current != nil {
 			ids = append(ids, s.Current.ID)
 		}
-		cause := jsonl.AgentEvent{Claim: ClaimProcessEnded, Process: &jsonl.AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
+		claim := ClaimProcessEnded
+		if p.Adopted {
+			claim = ClaimAgentProcessEnded
+		}
+		cause := jsonl.AgentEvent{Claim: claim, Process: &jsonl.AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
 			Note: "the agent's process ended while this was open; how it ended is unknown"}
 		t.closeAgents(s, cause)
 		if s.Current.Open() {
@@ -212,6 +221,8 @@ func (t *Tracker) apply(o Observation) {
 			t.to(c, jsonl.StateRunning, o, "")
 		}
 		t.activity(c, o, toolText(o))
+	case Working:
+		t.to(t.target(s, o), jsonl.StateRunning, o, o.Summary)
 	case Waiting:
 		c := t.target(s, o)
 		t.to(c, jsonl.StateWaiting, o, "waiting for "+o.WaitingFor+summaryAfter(o))

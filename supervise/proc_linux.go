@@ -71,32 +71,7 @@ func startProcess(path string, argv []string, attr *syscall.ProcAttr) (*process,
 	if err != nil {
 		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		fd = -1
-	}
-	return &process{pid: pid, pidfd: fd}, nil
-}
-
-// process is the started main child. Signals go through its pidfd, which
-// keeps naming this process after it is reaped (they fail then), so one
-// can never reach a process that reused the pid.
-type process struct {
-	pid   int
-	pidfd int // -1 without pidfd support: signals go by pid
-}
-
-func (p *process) signal(sig syscall.Signal) error {
-	if p.pidfd < 0 {
-		return syscall.Kill(p.pid, sig)
-	}
-	return unix.PidfdSendSignal(p.pidfd, sig, nil, 0)
-}
-
-func (p *process) release() {
-	if p.pidfd >= 0 {
-		unix.Close(p.pidfd)
-	}
+	return newProcess(pid), nil
 }
 
 // terminal is lcwrap's controlling terminal.

@@ -461,3 +461,66 @@ func interactive(t *testing.T, lcwrapFlags ...string) {
 func TestInteractiveWaitingForPermission(t *testing.T) { interactive(t) }
 
 func TestInteractiveUnderPTY(t *testing.T) { interactive(t, "--pty") }
+
+// TestAdoptInteractive: lcwrap adopt of a claude it did not start follows
+// Claude Code's own pid registry, which proves the session that process
+// runs, and ends the session as lost when the process is gone.
+func TestAdoptInteractive(t *testing.T) {
+	w := newWorld(t)
+	x := newTmux(t)
+	script := filepath.Join(t.TempDir(), "claude.sh")
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
+	for _, kv := range w.env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	b.WriteString("exec claude --permission-mode default\n")
+	os.WriteFile(script, []byte(b.String()), 0o755)
+	x.do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
+	var pid int
+	waitFor(t, "claude's pid registry", func() bool {
+		files, _ := filepath.Glob(filepath.Join(w.home, ".claude", "sessions", "*.json"))
+		if len(files) == 1 {
+			fmt.Sscanf(filepath.Base(files[0]), "%d.json", &pid)
+		}
+		return pid > 0
+	}, x.screen)
+	cmd := exec.Command(lcwrap(t), "adopt", fmt.Sprint(pid))
+	cmd.Env, cmd.Dir = w.env, w.project
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sessionSeen := func() bool {
+		for _, ev := range w.events() {
+			if ev.Source == "claude-code" && ev.Kind == jsonl.KindCreated {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, "the adopted session", sessionSeen, x.screen)
+	x.do("send-keys", "-t", "t", "/exit")
+	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.screen(), "/exit") }, x.screen)
+	x.do("send-keys", "-t", "t", "Enter")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("lcwrap adopt: %v", err)
+	}
+	var procLost, sessLost bool
+	for _, ev := range w.events() {
+		if ev.Kind != jsonl.KindTerminal {
+			continue
+		}
+		switch ev.Source {
+		case "lcwrap":
+			procLost = ev.State == jsonl.StateLost
+		case "claude-code":
+			d, _ := jsonl.DecodeDetails[jsonl.AgentEvent](ev.Details)
+			sessLost = ev.State == jsonl.StateLost && d.Claim == jsonl.ClaimAgentProcessEnded && ev.Lineage.External
+		}
+	}
+	if !procLost || !sessLost {
+		t.Fatalf("want the adopted process and its session lost (claim %s): %v %v", jsonl.ClaimAgentProcessEnded, procLost, sessLost)
+	}
+}

@@ -302,3 +302,37 @@ func TestRecordedArgv(t *testing.T) {
 		}
 	}
 }
+
+func TestFindRegistry(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("4242.json", `{"pid":4242,"sessionId":"s-1","procStart":"777","status":"idle","cwd":"/p","version":"2.1.332"}`)
+	r, err := FindRegistry(4242, 777, []string{"/nonexistent", dir})
+	if err != nil || r.SessionID != "s-1" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	// A file left by an earlier process with the same pid proves nothing.
+	if _, err := FindRegistry(4242, 778, []string{dir}); err == nil {
+		t.Fatal("a registry of another process (start time differs) was taken as proof")
+	}
+	write("99.json", `not json`)
+	if _, err := FindRegistry(99, 1, []string{dir}); err == nil {
+		t.Fatal("an unreadable registry was taken as proof")
+	}
+	obs := RegistryObservations(r, true)
+	if len(obs) != 2 || obs[1].Kind != agent.Waiting {
+		t.Fatalf("%+v", obs)
+	}
+	r.Status = "busy"
+	if obs := RegistryObservations(r, false); len(obs) != 1 || obs[0].Kind != agent.Working {
+		t.Fatalf("%+v", obs)
+	}
+	r.Status = "brand-new-status"
+	if obs := RegistryObservations(r, false); obs[0].Kind != agent.Note {
+		t.Fatalf("an unknown status became %v", obs[0].Kind)
+	}
+}
