@@ -3,17 +3,20 @@ package codex
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/projection"
 )
@@ -95,14 +98,7 @@ func feed(tr *agent.Tracker, data []byte, read func([]byte) agent.Outcome) {
 // locally and fails under CI.
 func requireCodex(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("codex")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("codex is not installed (npm install -g @openai/codex@0.171.0): %v", err)
-		}
-		t.Skip("codex is not installed: npm install -g @openai/codex@0.171.0")
-	}
-	return p
+	return testtool.Need(t, "codex", "npm install -g @openai/codex@0.171.0")
 }
 
 // codexEnv is a private HOME and CODEX_HOME pointed at a mock serving
@@ -126,17 +122,29 @@ func codexEnv(t *testing.T, script ...mockresponses.Step) ([]string, string, *mo
 
 // stopDaemons ends the app-server daemons a test's codex left running:
 // those whose executable lives under its own CODEX_HOME (so, started by
-// this test).
+// this test). SIGTERM first, so that they remove their sockets, then
+// SIGKILL for any still there after a few seconds.
 func stopDaemons(t *testing.T, codexHome string) {
+	var procs []*os.Process
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		exe, err := os.Readlink("/proc/" + e.Name() + "/exe")
 		if err != nil || !strings.HasPrefix(exe, codexHome+string(filepath.Separator)) {
 			continue
 		}
-		if p, err := os.FindProcess(atoi(e.Name())); err == nil {
-			p.Kill()
+		if p, err := os.FindProcess(atoi(e.Name())); err == nil && p.Signal(syscall.SIGTERM) == nil {
+			procs = append(procs, p)
 		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for _, p := range procs {
+		for p.Signal(syscall.Signal(0)) == nil && time.Now().Before(deadline) {
+			if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid)); err != nil || strings.Contains(string(st), ") Z ") {
+				break // gone, or a zombie its new parent has not reaped
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		p.Kill()
 	}
 }
 

@@ -97,7 +97,7 @@ func TestRealInteractiveRollout(t *testing.T) {
 	waitFor(t, "the prompt's echo", 10*time.Second, func() bool { return strings.Contains(scr.text(), "runthemarker") }, scr.text)
 	tty.Write([]byte("\r"))
 	waitFor(t, "the turn's end in the rollout", 30*time.Second, func() bool {
-		return strings.Contains(sink.summary(), "state_changed waiting turn ended")
+		return strings.Contains(sink.summary(), "state_changed waiting\nactivity turn ended")
 	}, func() string { return sink.summary() + "\nscreen:\n" + scr.text() })
 
 	p, _ := f.Proven()
@@ -124,7 +124,7 @@ func TestRealInteractiveRollout(t *testing.T) {
 	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
 	sink.check(t)
 	got := sink.summary()
-	for _, want := range []string{"created created\nstate_changed starting\nstate_changed running prompt submitted\n", "activity exec_command: echo interactive-marker\n", "terminal lost\n"} {
+	for _, want := range []string{"created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n", "activity exec_command: echo interactive-marker\n", "terminal lost\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}
@@ -133,10 +133,17 @@ func TestRealInteractiveRollout(t *testing.T) {
 		t.Errorf("an event names the decoy's thread")
 	}
 	rep := f.Report()
-	if rep["rollout"] != "followed" {
-		t.Errorf("report %v", rep)
+	if rep.Rollout != "followed" || rep.Proof == nil || rep.Proof.Rollout != p.Path {
+		t.Errorf("report %+v", rep)
 	}
-	t.Logf("report: %v", rep)
+	// The app-server daemon, in a session of its own, outlives codex.
+	daemon := false
+	for _, d := range rep.Daemons {
+		daemon = daemon || strings.Contains(d.Command, "app-server")
+	}
+	if !daemon {
+		t.Logf("no app-server daemon outlived codex: %+v", rep.Daemons)
+	}
 	if os.Getenv("LCWRAP_RECORD") != "" {
 		b, _ := os.ReadFile(p.Path)
 		record(t, "rollout-interactive.jsonl", b)

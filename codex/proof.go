@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // Proof says why a rollout file is the session of one process tree: the
@@ -29,20 +30,25 @@ type Proof struct {
 	Executable string
 }
 
-// Details is the proof as event details.
-func (p Proof) Details() map[string]any {
-	d := map[string]any{
-		"rollout":    p.Path,
-		"threadId":   p.ThreadID,
-		"holder":     p.Holder,
-		"chain":      p.Chain,
-		"ownSession": p.OwnSession,
-		"evidence":   "open-file-descriptor",
+// Typed is the proof as the details shape lcwrap records.
+func (p Proof) Typed() jsonl.RolloutProof {
+	return jsonl.RolloutProof{
+		Chain: p.Chain, Evidence: "open-file-descriptor", Holder: p.Holder, HolderExecutable: p.Executable,
+		OwnSession: p.OwnSession, Rollout: p.Path, ThreadID: p.ThreadID,
 	}
-	if p.Executable != "" {
-		d["holderExecutable"] = p.Executable
+}
+
+// Facts is the proof as facts of the session's created event.
+func (p Proof) Facts() map[string]any {
+	chain := make([]any, len(p.Chain))
+	for i, pid := range p.Chain {
+		chain[i] = pid
 	}
-	return d
+	return map[string]any{
+		"rollout": p.Path, "threadId": p.ThreadID, "chain": chain, "ownSession": p.OwnSession,
+		"holder":   map[string]any{"pid": p.Holder.PID, "startTime": int64(p.Holder.StartTime)},
+		"evidence": "open-file-descriptor",
+	}
 }
 
 // Why proving failed; NotYet is the ordinary answer before codex has

@@ -166,6 +166,7 @@ type Terminal struct {
 	AgentReport          *AgentReport       `json:"agentReport,omitempty"`
 	AgentSessions        *AgentSessions     `json:"agentSessions,omitempty"`
 	HookRequestsRejected IntMap             `json:"hookRequestsRejected,omitempty"`
+	CodexRollout         *CodexRollout      `json:"codexRollout,omitempty"` // see details_codex.go
 
 	Cancel         *Cancel         `json:"cancel,omitempty"`
 	Check          string          `json:"check,omitempty"`
@@ -199,6 +200,9 @@ func (d Terminal) AppendDetails(o *Object) {
 		o.Object("childProcess", d.ChildProcess)
 	}
 	o.String("claim", d.Claim)
+	if d.CodexRollout != nil {
+		o.Object("codexRollout", d.CodexRollout)
+	}
 	o.OptString("error", d.Error)
 	if d.Exit != nil {
 		o.Object("exit", d.Exit)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/agent/claudecode"
+	"github.com/lcwrap/lcwrap/codex"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/supervise"
@@ -23,6 +24,7 @@ import (
 func agentDrivers(exe string) []agent.Driver {
 	return []agent.Driver{
 		claudecode.Driver{Exe: exe},
+		codex.Driver{},
 	}
 }
 

@@ -118,10 +118,12 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 			fmt.Fprintf(std.err, "lcwrap: adopted pid %d (%s) as %s; observing its presence only\n", pid, p.Name(), c.ID())
 		}
 		ag := adoptAgent(cmd, std, em, p, c, tty)
+		endCodex := adoptCodex(cmd, em, c, p)
 		g.Go(func() error {
 			defer p.Close()
 			_, err := p.Follow(ctx, c)
 			ag.end(err == nil)
+			endCodex(err == nil)
 			var s *stopped
 			switch {
 			case err == nil:
