@@ -49,10 +49,12 @@ type owner struct {
 	Token     string `json:"token"`
 	CreatedAt int64  `json:"createdAt"`
 	StartTime uint64 `json:"startTime,omitempty"`
-	BootID    string `json:"bootId,omitempty"`
-	Host      string `json:"host,omitempty"`
-	PIDNS     string `json:"pidNs,omitempty"`
-	Protocol  string `json:"protocol,omitempty"`
+	// StartClock is StartTime's unit (omitted: clock ticks).
+	StartClock procid.Clock `json:"startClock,omitempty"`
+	BootID     string       `json:"bootId,omitempty"`
+	Host       string       `json:"host,omitempty"`
+	PIDNS      string       `json:"pidNs,omitempty"`
+	Protocol   string       `json:"protocol,omitempty"`
 }
 
 func (o owner) String() string {
@@ -419,7 +421,7 @@ func (l *locker) newRecord() (string, []byte) {
 	id, ns := selfIdentity()
 	o := owner{
 		PID: id.PID, Token: tok, CreatedAt: time.Now().UnixMilli(),
-		StartTime: id.StartTime, BootID: id.BootID, Host: id.Host, PIDNS: ns,
+		StartTime: id.StartTime, StartClock: id.Clock, BootID: id.BootID, Host: id.Host, PIDNS: ns,
 	}
 	if !l.noKernel {
 		o.Protocol = Protocol
@@ -582,7 +584,7 @@ func (l *locker) check(o owner) procid.Verdict {
 	if _, ns := selfIdentity(); o.PIDNS != "" && o.PIDNS != ns {
 		return procid.Verdict{Status: procid.Unknown, Reason: "its pid belongs to another PID namespace (" + o.PIDNS + "), which this process cannot inspect"}
 	}
-	return procid.Check(l.table, procid.Identity{PID: o.PID, StartTime: o.StartTime, BootID: o.BootID, Host: o.Host})
+	return procid.Check(l.table, procid.Identity{PID: o.PID, StartTime: o.StartTime, Clock: o.StartClock, BootID: o.BootID, Host: o.Host})
 }
 
 // lockAge is the age of a lock: the younger of its directory's mtime and
