@@ -15,10 +15,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,39 +31,12 @@ const (
 	apiKey        = "sk-ant-test-000000000000000000000000"
 )
 
-var (
-	buildOnce sync.Once
-	lcwrapBin string
-	buildErr  error
-)
-
-// lcwrap builds the lcwrap binary once for the package's tests.
-func lcwrap(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lcwrap-claude-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		lcwrapBin = filepath.Join(dir, "lcwrap")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-o", lcwrapBin, "github.com/lcwrap/lcwrap/cmd/lcwrap").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building lcwrap: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return lcwrapBin
-}
+// lcwrap is the lcwrap binary built once for the package's tests.
+func lcwrap(t *testing.T) string { return testtool.Lcwrap(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if lcwrapBin != "" {
-		os.RemoveAll(filepath.Dir(lcwrapBin))
-	}
+	testtool.Cleanup()
 	os.Exit(code)
 }
 
