@@ -43,7 +43,6 @@ func printable(s string) string {
 	}, s)
 }
 
-
 // checkNotify finds readiness and watchdog settings that cannot work.
 func (c *Config) checkNotify() error {
 	if (c.ReadyNotify || c.ReadyTimeout > 0 || c.Watchdog > 0) && !c.Notify || c.ReadyTimeout > 0 && !c.ReadyNotify {
@@ -73,11 +72,11 @@ func (c *Config) heartbeatInterval() time.Duration {
 type notifier struct {
 	sock       *notify.Socket
 	msgs       <-chan notify.Msg // nil once the reader has stopped
-	child      *procid.Identity // the child's {pid, startTime}
+	child      *procid.Identity  // the child's {pid, startTime}
 	readyTimer *time.Timer
 
 	statusAt    time.Time   // when the last STATUS activity was written
-	pending     *notify.Msg  // the newest STATUS not yet written (its one field)
+	pending     *notify.Msg // the newest STATUS not yet written (its one field)
 	statusTimer *time.Timer // armed while pending
 
 	diagAt     time.Time // when the last notify diagnostic was written

@@ -187,4 +187,3 @@ func Env(path string, watchdog time.Duration) []string {
 	}
 	return env
 }
-

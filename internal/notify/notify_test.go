@@ -106,4 +106,3 @@ func TestInTree(t *testing.T) {
 		}
 	}
 }
-
