@@ -56,6 +56,7 @@ fuzz:
 	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
