@@ -171,7 +171,7 @@ type Config struct {
 type Result struct {
 	// State is the terminal state recorded.
 	State jsonl.State
-	// ExitCode is lcwrap's own exit code (DESIGN.md's exit table).
+	// ExitCode is lcwrap's own exit code (docs/run.md, "Exit codes").
 	ExitCode int
 	// StartErr says why the command could not be started (ExitCode 126 or
 	// 127); nil when it ran.
