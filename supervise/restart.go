@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
@@ -81,7 +82,7 @@ func (r Restart) backoff(n int) time.Duration {
 // launcher holds what every attempt of one Run shares.
 type launcher struct {
 	reapAll bool
-	sock    *notifySocket
+	sock    *notify.Socket
 	reaper  *sharedReaper // set for restarts with reapAll
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/redact"
@@ -231,13 +232,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	l := &launcher{reapAll: reapAll}
 	if cfg.Notify {
-		sock, err := openNotifySocket()
+		sock, err := notify.Open()
 		if err != nil {
-			return Result{}, err
+			return Result{}, fmt.Errorf("%w: %v", ErrNotify, err)
 		}
-		defer sock.close()
+		defer sock.Close()
 		l.sock = sock
-		cfg.ExtraEnv = append(slices.Clone(cfg.ExtraEnv), notifyEnv(sock.path, cfg.Watchdog)...)
+		cfg.ExtraEnv = append(slices.Clone(cfg.ExtraEnv), notify.Env(sock.Path(), cfg.Watchdog)...)
 	}
 	own, err := interposeFor(&cfg) // for the PTY's output and output activity
 	if err != nil {
