@@ -554,3 +554,29 @@ func TestUserSettingsFlagFallsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestHookCallNeverFails: the hook command exits 0 and prints nothing on
+// stdout whatever goes wrong, saying on stderr what it did not record.
+func TestHookCallNeverFails(t *testing.T) {
+	w := newWorld(t)
+	payload := `{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}`
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		env    []string
+		stderr string
+	}{
+		{"relay to nobody", []string{"--relay"}, []string{"LCWRAP_HOOK_URL=http://127.0.0.1:1/hook", "LCWRAP_HOOK_TOKEN=x"}, "did not take the payload"},
+		{"relay without a wrapper", []string{"--relay"}, nil, "nowhere to relay to"},
+		{"unreadable journal path", []string{"--journal", "/dev/null/journal.jsonl"}, nil, "not recorded"},
+	} {
+		cmd := exec.Command(lcwrap(t), append([]string{"hook", "claude-code"}, tc.args...)...)
+		cmd.Env = append(slices.Clip(w.env), tc.env...)
+		cmd.Stdin = strings.NewReader(payload)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil || out.Len() > 0 || !strings.Contains(errb.String(), tc.stderr) {
+			t.Errorf("%s: err %v, stdout %q, stderr %q (want it to say %q)", tc.name, err, out.String(), errb.String(), tc.stderr)
+		}
+	}
+}
