@@ -526,16 +526,47 @@ func TestLitterSwept(t *testing.T) {
 	}
 	h.cmd.Process.Kill()
 	h.wait(t)
-	os.WriteFile(path+".checkpoint.tmp-deadbeef", []byte("{"), 0o600)
+	os.WriteFile(path+".checkpoint.tmp-deadbeef", []byte("{"), 0o600) // an older lcwrap's name
+	os.WriteFile(path+".checkpoint.tmp", []byte("{"), 0o600)
 	j, _ := Open(path, Options{StaleAfter: time.Hour})
 	for i := 1; i <= int(checkpointOnClose)+1; i++ {
 		j.Append([][]byte{testEvent("c", int64(i))}, false)
 	}
 	j.Close()
-	if _, err := os.Stat(spares[0]); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal("a killed writer's spare is still there")
+	// The killed writer's spare was adopted and reused (or removed): one
+	// spare at most stays, free, for the next writer.
+	left, _ := filepath.Glob(path + ".lock.idle-*")
+	if len(left) > 1 {
+		t.Fatalf("spares left: %v", left)
 	}
-	if _, err := os.Stat(path + ".checkpoint.tmp-deadbeef"); !errors.Is(err, fs.ErrNotExist) {
+	for _, p := range left {
+		f := freeSpare(p)
+		if f == nil {
+			t.Fatalf("spare %s is held by nobody alive, yet not free", p)
+		}
+		f.Close()
+	}
+	// Several writers at once leave several spares; the next one adopts
+	// one and removes the rest.
+	var hs []*helperProc
+	for i := 0; i < 3; i++ {
+		hs = append(hs, startHelper(t, "idle", path))
+	}
+	for _, h := range hs {
+		h.waitLines(t, 1)
+		h.cmd.Process.Kill()
+		h.wait(t)
+	}
+	if n, _ := filepath.Glob(path + ".lock.idle-*"); len(n) < 3 {
+		t.Fatalf("want a spare per killed writer, got %v", n)
+	}
+	j, _ = Open(path, Options{StaleAfter: time.Hour})
+	j.Append([][]byte{testEvent("c", 99)}, false)
+	j.Close()
+	if n, _ := filepath.Glob(path + ".lock.idle-*"); len(n) != 1 {
+		t.Fatalf("spares after the next writer: %v", n)
+	}
+	if _, err := os.Stat(path + ".checkpoint.tmp"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal("a killed writer's temporary checkpoint is still there")
 	}
 
@@ -557,6 +588,9 @@ func TestLitterSwept(t *testing.T) {
 	}
 	if _, err := Repair(path, Options{}); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + ".checkpoint.tmp-deadbeef"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("an older writer's temporary checkpoint is still there after repair")
 	}
 	r := mustVerify(t, path)
 	if len(r.Quarantined) != 1 || r.Quarantined[0].Copy == "" {
