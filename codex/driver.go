@@ -96,13 +96,18 @@ func Classify(argv []string) Mode {
 // /proc): the codex binary itself, or node running codex's launcher.
 // Anything else is ModeNone.
 func ProcessMode(argv []string) Mode {
-	if len(argv) >= 2 && (filepath.Base(argv[0]) == "node" || filepath.Base(argv[0]) == "nodejs") {
-		argv = argv[1:]
-	}
 	if !(Driver{}).Recognize(argv) {
 		return ModeNone
 	}
-	return Classify(argv)
+	return Classify(withoutNode(argv))
+}
+
+// withoutNode drops a leading `node` from `node …/codex ARGS`.
+func withoutNode(argv []string) []string {
+	if len(argv) >= 2 && (filepath.Base(argv[0]) == "node" || filepath.Base(argv[0]) == "nodejs") {
+		return argv[1:]
+	}
+	return argv
 }
 
 // Driver is the codex integration for runs lcwrap launches (agent.Driver).
@@ -120,9 +125,10 @@ func (Driver) ChildPrefix() string { return "cx" }
 // SourceLimits is what this source can never say (Limits).
 func (Driver) SourceLimits() string { return Limits }
 
-// Recognize reports whether argv runs codex (by its base name).
+// Recognize reports whether argv runs codex: by its base name, also as
+// `node …/codex`.
 func (Driver) Recognize(argv []string) bool {
-	b := agent.BaseName(argv)
+	b := agent.BaseName(withoutNode(argv))
 	return b == "codex" || b == "codex.js"
 }
 
@@ -135,7 +141,7 @@ const Limits = "codex's own events: what codex reported, nothing more; no heartb
 // through. Interactive: the rollout is followed once proven (Follower),
 // from the moment the process has started.
 func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
-	switch Classify(l.Argv) {
+	switch Classify(withoutNode(l.Argv)) {
 	case ModeExec:
 		tap := &execTap{tracker: l.Tracker}
 		tap.lines = NewLines(tap.line)

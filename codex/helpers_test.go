@@ -3,13 +3,11 @@ package codex
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -116,44 +114,8 @@ func codexEnv(t *testing.T, script ...mockresponses.Step) ([]string, string, *mo
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+ch, mockresponses.EnvKey+"=sk-lcwrap-test-not-a-key", "NO_COLOR=1")
-	t.Cleanup(func() { stopDaemons(t, ch) })
+	t.Cleanup(func() { mockresponses.StopDaemons(ch) })
 	return env, ch, srv
-}
-
-// stopDaemons ends the app-server daemons a test's codex left running:
-// those whose executable lives under its own CODEX_HOME (so, started by
-// this test). SIGTERM first, so that they remove their sockets, then
-// SIGKILL for any still there after a few seconds.
-func stopDaemons(t *testing.T, codexHome string) {
-	var procs []*os.Process
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		exe, err := os.Readlink("/proc/" + e.Name() + "/exe")
-		if err != nil || !strings.HasPrefix(exe, codexHome+string(filepath.Separator)) {
-			continue
-		}
-		if p, err := os.FindProcess(atoi(e.Name())); err == nil && p.Signal(syscall.SIGTERM) == nil {
-			procs = append(procs, p)
-		}
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for _, p := range procs {
-		for p.Signal(syscall.Signal(0)) == nil && time.Now().Before(deadline) {
-			if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid)); err != nil || strings.Contains(string(st), ") Z ") {
-				break // gone, or a zombie its new parent has not reaped
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		p.Kill()
-	}
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // runExec runs `codex exec --json` with a prompt and returns its stdout.
@@ -171,16 +133,4 @@ func runExec(t *testing.T, env []string, prompt string) []byte {
 		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.Bytes())
 	}
 	return out
-}
-
-// io_copy copies until the pty is closed (EIO).
-func io_copy(w *screen, r *os.File) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		w.Write(buf[:n])
-		if err != nil {
-			return
-		}
-	}
 }

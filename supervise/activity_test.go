@@ -50,6 +50,14 @@ func TestActivityText(t *testing.T) {
 		{"   \t ", ""},
 		{"progress\r", "progress"},
 		{"ünïcødé ✓ 日本語", "ünïcødé ✓ 日本語"},
+		// A TUI's cursor moves stand for spaces; countdown digits are no
+		// activity.
+		{"\x1b[2C●\x1b[1Chigh\x1b[1C·\x1b[1C/effort", "● high · /effort"},
+		{"a\x1b[5;10Hb\x1b[3Gc \x1b[1Cd", "a b c d"},
+		{"back\x1b[2Dspace", "backspace"},
+		{"33", ""},
+		{"\x1b[1C1", ""},
+		{"retry in 33s", "retry in 33s"},
 	} {
 		if got := activityText([]byte(tc.in)); got != tc.want {
 			t.Errorf("activityText(%q) = %q, want %q", tc.in, got, tc.want)

@@ -524,3 +524,62 @@ func TestAdoptInteractive(t *testing.T) {
 		t.Fatalf("want the adopted process and its session lost (claim %s): %v %v", jsonl.ClaimAgentProcessEnded, procLost, sessLost)
 	}
 }
+
+// TestAgentEventsGoToTheRunsSinks: the wrapper owns the agent's events,
+// so --no-journal and --emit apply to them too; and the user's own hooks
+// still run beside lcwrap's.
+func TestAgentEventsGoToTheRunsSinks(t *testing.T) {
+	w := newWorld(t)
+	marker := filepath.Join(t.TempDir(), "user-hook-ran")
+	user := fmt.Sprintf(`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch %s"}]}]}}`, marker)
+	os.MkdirAll(filepath.Join(w.home, ".claude"), 0o700)
+	if err := os.WriteFile(filepath.Join(w.home, ".claude", "settings.json"), []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	_, errs, code := w.run(lcwrap(t), "--no-journal", "--emit", "file:"+file, "--", "claude", "-p", anthropicmock.ScenarioAgent+" go", "--allowedTools", "Agent")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(w.journal); !os.IsNotExist(err) {
+		t.Fatalf("--no-journal, yet the journal was written: %v", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the user's own SessionStart hook did not run under lcwrap: %v", err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var ev jsonl.Event
+		if err := json.Unmarshal(l, &ev); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if ev.Source == "claude-code" && ev.Kind == jsonl.KindTerminal {
+			kinds = append(kinds, ev.ChildID)
+		}
+	}
+	if len(kinds) != 2 { // the session and its sub-agent
+		t.Fatalf("the --emit file holds %d agent children ended, want 2:\n%s", len(kinds), b)
+	}
+}
+
+// TestUserSettingsFlagFallsBack: a command that passes --settings itself
+// gets no hooks of lcwrap's, and one warning line says so.
+func TestUserSettingsFlagFallsBack(t *testing.T) {
+	w := newWorld(t)
+	out, errs, code := w.run(lcwrap(t), "--", "claude", "-p", "hello", "--settings", `{"hooks":{}}`)
+	if code != 0 || !strings.Contains(out, anthropicmock.FinalText) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if n := strings.Count(errs, "lcwrap:"); n != 1 || !strings.Contains(errs, "--settings") {
+		t.Fatalf("want one warning about --settings, got:\n%s", errs)
+	}
+	for _, ev := range w.events() {
+		if ev.Source == "claude-code" {
+			t.Fatalf("agent events without lcwrap's hooks: %+v", ev)
+		}
+	}
+}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -38,25 +36,6 @@ func codexMock(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(mockresponses.EnvKey, "sk-lcwrap-test-not-a-key")
 	ts.Defer(func() {
 		srv.Close()
-		stopCodexDaemons(codexHome)
+		mockresponses.StopDaemons(codexHome)
 	})
-}
-
-// stopCodexDaemons kills the processes whose executable lives under
-// codexHome: codex's app-server daemons of this test, none other.
-func stopCodexDaemons(codexHome string) {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		exe, err := os.Readlink("/proc/" + e.Name() + "/exe")
-		if err != nil || !strings.HasPrefix(exe, codexHome+string(filepath.Separator)) {
-			continue
-		}
-		var pid int
-		for _, c := range e.Name() {
-			pid = pid*10 + int(c-'0')
-		}
-		if p, err := os.FindProcess(pid); err == nil {
-			p.Kill()
-		}
-	}
 }

@@ -5,11 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -23,28 +20,11 @@ func TestRealAdoptInteractive(t *testing.T) {
 	bin := requireCodex(t)
 	lc := buildLcwrap(t)
 	env, _, _ := codexEnv(t, mockresponses.Step{Calls: []mockresponses.Call{mockresponses.Exec("echo adopt-marker")}})
-	cmd := exec.Command(bin)
-	cmd.Env = env
-	cmd.Dir = t.TempDir()
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var scr screen
-	copied := make(chan struct{})
-	go func() { defer close(copied); io_copy(&scr, tty) }()
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-		tty.Close()
-		<-copied
-	})
-	waitFor(t, "the prompt", 30*time.Second, func() bool { return strings.Contains(scr.text(), "describeatask") }, scr.text)
+	u := startTUI(t, bin, env)
+	u.ready()
 
 	journal := filepath.Join(t.TempDir(), "journal.jsonl")
-	adopter := exec.Command(lc, "adopt", "--journal", journal, strconv.Itoa(cmd.Process.Pid))
+	adopter := exec.Command(lc, "adopt", "--journal", journal, strconv.Itoa(u.cmd.Process.Pid))
 	adopter.Env = append(env, "GORACE=atexit_sleep_ms=0")
 	if err := adopter.Start(); err != nil {
 		t.Fatal(err)
@@ -52,16 +32,14 @@ func TestRealAdoptInteractive(t *testing.T) {
 	adopted := make(chan error, 1)
 	go func() { adopted <- adopter.Wait() }()
 	t.Cleanup(func() { adopter.Process.Kill() })
-	waitFor(t, "the adoption", 10*time.Second, func() bool { return len(journalEvents(t, journal)) >= 2 }, scr.text)
+	waitFor(t, "the adoption", 10*time.Second, func() bool { return len(journalEvents(t, journal)) >= 2 }, u.scr.text)
 	for _, ev := range journalEvents(t, journal) {
 		if ev.Source == Source {
 			t.Fatalf("a session was attached before codex opened a rollout: %s", ev.Details)
 		}
 	}
 
-	tty.Write([]byte("run the marker"))
-	waitFor(t, "the prompt's echo", 10*time.Second, func() bool { return strings.Contains(scr.text(), "runthemarker") }, scr.text)
-	tty.Write([]byte("\r"))
+	u.submit("run the marker")
 	waitFor(t, "the session's wait in the journal", 30*time.Second, func() bool {
 		for _, ev := range journalEvents(t, journal) {
 			if ev.Source == Source && ev.State == jsonl.StateWaiting {
@@ -69,21 +47,8 @@ func TestRealAdoptInteractive(t *testing.T) {
 			}
 		}
 		return false
-	}, scr.text)
-
-	tty.Write([]byte{3})
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		select {
-		case <-exited:
-		case <-time.After(500 * time.Millisecond):
-			tty.Write([]byte{3}) // Ctrl-C again until codex has quit
-			if time.Now().Before(deadline) {
-				continue
-			}
-			t.Fatalf("codex did not quit")
-		}
-		break
-	}
+	}, u.scr.text)
+	u.quit()
 	select {
 	case err := <-adopted:
 		if err != nil {

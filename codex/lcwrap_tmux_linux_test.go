@@ -7,9 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,32 +16,8 @@ import (
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
-var (
-	buildOnce sync.Once
-	lcwrapBin string
-	buildErr  error
-)
-
 // buildLcwrap builds the lcwrap binary once for the package's tests.
-func buildLcwrap(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lcwrap-codex-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		lcwrapBin = filepath.Join(dir, "lcwrap")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if out, err := exec.Command(goTool, "build", "-o", lcwrapBin, "github.com/lcwrap/lcwrap/cmd/lcwrap").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("building lcwrap: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return lcwrapBin
-}
+func buildLcwrap(t *testing.T) string { return testtool.Lcwrap(t) }
 
 // tmuxSession runs one command line in a detached tmux session on a
 // private server (-L), for as long as the test runs.
@@ -195,11 +169,7 @@ func TestRealInteractiveUnderLcwrap(t *testing.T) {
 	if r.Rollout != "followed" || r.Proof == nil || !r.Proof.OwnSession || len(r.Proof.Chain) < 2 {
 		t.Errorf("codexRollout %+v", r)
 	}
-	daemon := false
-	for _, d := range r.Daemons {
-		daemon = daemon || strings.Contains(d.Command, "app-server")
-	}
-	if !daemon {
+	if !appServer(r.Daemons) {
 		t.Errorf("the app-server daemon that outlived codex is not reported: %+v", r.Daemons)
 	}
 

@@ -16,6 +16,7 @@ import (
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
 	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // screen collects what a program writes on its terminal.
@@ -51,6 +52,71 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool, show 
 	}
 }
 
+// tui is the real interactive codex on a terminal of its own.
+type tui struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	tty    *os.File
+	scr    screen
+	exited chan struct{}
+}
+
+// startTUI starts codex on a new pty (120x40) in a directory of its own;
+// the test's end kills what is left of it.
+func startTUI(t *testing.T, bin string, env []string) *tui {
+	t.Helper()
+	u := &tui{t: t, cmd: exec.Command(bin), exited: make(chan struct{})}
+	u.cmd.Env, u.cmd.Dir = env, t.TempDir()
+	tty, err := pty.StartWithSize(u.cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.tty = tty
+	copied := make(chan struct{})
+	go func() { defer close(copied); io_copy(&u.scr, tty) }()
+	go func() { u.cmd.Wait(); close(u.exited) }()
+	t.Cleanup(func() {
+		syscall.Kill(-u.cmd.Process.Pid, syscall.SIGKILL) // its session and group: pty.Start made it a leader
+		<-u.exited
+		tty.Close()
+		<-copied
+	})
+	return u
+}
+
+// ready waits for codex's prompt.
+func (u *tui) ready() {
+	u.t.Helper()
+	waitFor(u.t, "the prompt", 30*time.Second, func() bool { return strings.Contains(u.scr.text(), "describeatask") }, u.scr.text)
+}
+
+// submit types a prompt (letters and spaces), waits for its echo, and
+// presses Enter.
+func (u *tui) submit(prompt string) {
+	u.t.Helper()
+	u.tty.Write([]byte(prompt))
+	echo := strings.ReplaceAll(prompt, " ", "")
+	waitFor(u.t, "the prompt's echo", 10*time.Second, func() bool { return strings.Contains(u.scr.text(), echo) }, u.scr.text)
+	u.tty.Write([]byte("\r"))
+}
+
+// quit presses Ctrl-C until codex has quit, as a user would.
+func (u *tui) quit() {
+	u.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		u.tty.Write([]byte{3})
+		select {
+		case <-u.exited:
+			return
+		case <-time.After(500 * time.Millisecond): // then Ctrl-C again
+		}
+		if time.Now().After(deadline) {
+			u.t.Fatalf("codex did not quit:\n%s", u.scr.text())
+		}
+	}
+}
+
 // TestRealInteractiveRollout runs the real interactive codex on a
 // terminal: its rollout is followed only once proven (held by its
 // app-server daemon, a setsid'd descendant), while a decoy rollout of
@@ -62,26 +128,8 @@ func TestRealInteractiveRollout(t *testing.T) {
 	decoy := rolloutFile(t, codexHome, threadB, threadB)
 	start(t, "exec sleep 60", decoy)
 
-	cmd := exec.Command(bin)
-	cmd.Env = env
-	cmd.Dir = t.TempDir()
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var scr screen
-	copied := make(chan struct{})
-	go func() { defer close(copied); io_copy(&scr, tty) }()
-	ended := false
-	t.Cleanup(func() {
-		if !ended {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			cmd.Wait()
-		}
-		tty.Close()
-		<-copied
-	})
-	root, _, err := procid.Of(procid.System, cmd.Process.Pid)
+	u := startTUI(t, bin, env)
+	root, _, err := procid.Of(procid.System, u.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,37 +137,20 @@ func TestRealInteractiveRollout(t *testing.T) {
 	f := NewFollower(tr)
 	f.Start(root)
 
-	waitFor(t, "the prompt", 30*time.Second, func() bool { return strings.Contains(scr.text(), "describeatask") }, scr.text)
+	u.ready()
 	if _, ok := f.Proven(); ok {
 		t.Fatalf("a rollout was attached before codex opened one")
 	}
-	tty.Write([]byte("run the marker"))
-	waitFor(t, "the prompt's echo", 10*time.Second, func() bool { return strings.Contains(scr.text(), "runthemarker") }, scr.text)
-	tty.Write([]byte("\r"))
+	u.submit("run the marker")
 	waitFor(t, "the turn's end in the rollout", 30*time.Second, func() bool {
 		return strings.Contains(sink.summary(), "state_changed waiting\nactivity turn ended")
-	}, func() string { return sink.summary() + "\nscreen:\n" + scr.text() })
+	}, func() string { return sink.summary() + "\nscreen:\n" + u.scr.text() })
 
 	p, _ := f.Proven()
 	if p.Path == decoy || p.ThreadID == threadB {
 		t.Fatalf("the decoy was attached: %+v", p)
 	}
-	if p.Holder.PID == root.PID || !p.OwnSession {
-		t.Logf("note: the rollout is held by pid %d (root %d), own session %v", p.Holder.PID, root.PID, p.OwnSession)
-	}
-
-	// End codex as a user would (Ctrl-C twice), else kill it.
-	tty.Write([]byte{3})
-	time.AfterFunc(2*time.Second, func() { tty.Write([]byte{3}) })
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(20 * time.Second):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	}
-	ended = true
+	u.quit()
 	f.Stop()
 	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
 	sink.check(t)
@@ -136,16 +167,33 @@ func TestRealInteractiveRollout(t *testing.T) {
 	if rep.Rollout != "followed" || rep.Proof == nil || rep.Proof.Rollout != p.Path {
 		t.Errorf("report %+v", rep)
 	}
-	// The app-server daemon, in a session of its own, outlives codex.
-	daemon := false
-	for _, d := range rep.Daemons {
-		daemon = daemon || strings.Contains(d.Command, "app-server")
-	}
-	if !daemon {
-		t.Logf("no app-server daemon outlived codex: %+v", rep.Daemons)
+	if !appServer(rep.Daemons) {
+		t.Errorf("the app-server daemon (a session of its own) that outlived codex is not reported: %+v", rep.Daemons)
 	}
 	if os.Getenv("LCWRAP_RECORD") != "" {
 		b, _ := os.ReadFile(p.Path)
 		record(t, "rollout-interactive.jsonl", b)
+	}
+}
+
+// appServer reports whether daemons lists codex's app-server.
+func appServer(daemons []jsonl.CodexDaemon) bool {
+	for _, d := range daemons {
+		if strings.Contains(d.Command, "app-server") && d.OwnSession {
+			return true
+		}
+	}
+	return false
+}
+
+// io_copy copies until the pty is closed (EIO).
+func io_copy(w *screen, r *os.File) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		w.Write(buf[:n])
+		if err != nil {
+			return
+		}
 	}
 }
