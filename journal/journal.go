@@ -116,10 +116,10 @@ const checkpointEvery = 1024
 var checkpointOnClose int64 = 64
 
 // checkpointOnSync is how many lines verified since the checkpoint make an
-// append that asks for a sync (a run's terminal batch, usually its last)
-// refresh it, inside the same lock hold: a fresh process then verifies at
-// most this many lines past the checkpoint (about 3 µs each), and no run
-// pays an extra lock cycle for it.
+// append that asks for a sync (a run's terminal batch, usually its last),
+// or a process's first append, refresh it inside the same lock hold: a
+// fresh process then verifies about this many lines past the checkpoint
+// at most (about 3 µs each), and nobody pays an extra lock cycle for it.
 const checkpointOnSync = 16
 
 // closeLockBudget bounds how long Close waits for the lock to save the
@@ -145,6 +145,10 @@ type Journal struct {
 	cur     cursor
 	unsaved int64 // lines verified since the checkpoint was read or written
 	foreign bool  // a writer without the kernel lock was seen (cached)
+	// appended is set after the first append: a process's first append
+	// (often its only one, as for lcwrap emit) refreshes the checkpoint in
+	// its own lock hold when it had many lines to verify.
+	appended bool
 }
 
 var (
@@ -434,9 +438,10 @@ func (j *Journal) appendLocked(sync bool, prepare func() ([][]byte, error)) (fir
 		return 0, err
 	}
 	j.unsaved += int64(len(events))
-	if j.unsaved >= checkpointEvery || sync && j.unsaved >= checkpointOnSync {
+	if j.unsaved >= checkpointEvery || (sync || !j.appended) && j.unsaved >= checkpointOnSync {
 		j.saveCheckpoint()
 	}
+	j.appended = true
 	return first, nil
 }
 

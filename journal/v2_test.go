@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -38,7 +39,8 @@ var v2Helpers = map[string]func(args []string) int{
 		}
 		f.Write(journalLine("torn", 1, 999)[:40])
 		fmt.Println("torn")
-		select {}
+		io.Copy(io.Discard, os.Stdin) // until killed
+		return 0
 	},
 	// idle PATH: append once (which prepares a spare lock directory), say
 	// "ready" and wait to be killed.
@@ -53,7 +55,8 @@ var v2Helpers = map[string]func(args []string) int{
 			return 1
 		}
 		fmt.Println("ready")
-		select {}
+		io.Copy(io.Discard, os.Stdin) // until killed
+		return 0
 	},
 	// repair-fsize PATH LIMIT: repair with files capped at LIMIT bytes
 	// (RLIMIT_FSIZE), so that the quarantine copy fails as on a full disk.
@@ -554,6 +557,8 @@ func TestLitterSwept(t *testing.T) {
 	}
 	for _, h := range hs {
 		h.waitLines(t, 1)
+	}
+	for _, h := range hs {
 		h.cmd.Process.Kill()
 		h.wait(t)
 	}
