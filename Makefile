@@ -54,11 +54,12 @@ fuzz:
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
-	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/notify -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)

@@ -26,6 +26,7 @@ const (
 	bySignal       = jsonl.CancelBySignal
 	byTimeout      = jsonl.CancelByTimeout
 	byReadyTimeout = jsonl.CancelByReadyTimeout
+	byContext      = jsonl.CancelByContext
 )
 
 // exitStatus is how the main child ended.

@@ -4,6 +4,7 @@ package supervise
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -194,7 +195,7 @@ func helperSupervise(args []string) int {
 	}
 	e := emit.New(emit.Options{}, sink)
 	defer e.Close()
-	res, err := Run(Config{
+	res, err := Run(context.Background(), Config{
 		Argv: pc.Argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Emitter: e, ChildID: "helper", Signals: sigs,
 		Heartbeat: pc.Heartbeat, Timeout: pc.Timeout, KillAfter: pc.KillAfter,

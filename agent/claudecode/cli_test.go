@@ -15,10 +15,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,39 +31,12 @@ const (
 	apiKey        = "sk-ant-test-000000000000000000000000"
 )
 
-var (
-	buildOnce sync.Once
-	lcwrapBin string
-	buildErr  error
-)
-
-// lcwrap builds the lcwrap binary once for the package's tests.
-func lcwrap(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lcwrap-claude-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		lcwrapBin = filepath.Join(dir, "lcwrap")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-o", lcwrapBin, "github.com/lcwrap/lcwrap/cmd/lcwrap").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building lcwrap: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return lcwrapBin
-}
+// lcwrap is the lcwrap binary built once for the package's tests.
+func lcwrap(t *testing.T) string { return testtool.Lcwrap(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if lcwrapBin != "" {
-		os.RemoveAll(filepath.Dir(lcwrapBin))
-	}
+	testtool.Cleanup()
 	os.Exit(code)
 }
 
@@ -580,6 +551,32 @@ func TestUserSettingsFlagFallsBack(t *testing.T) {
 	for _, ev := range w.events() {
 		if ev.Source == "claude-code" {
 			t.Fatalf("agent events without lcwrap's hooks: %+v", ev)
+		}
+	}
+}
+
+// TestHookCallNeverFails: the hook command exits 0 and prints nothing on
+// stdout whatever goes wrong, saying on stderr what it did not record.
+func TestHookCallNeverFails(t *testing.T) {
+	w := newWorld(t)
+	payload := `{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}`
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		env    []string
+		stderr string
+	}{
+		{"relay to nobody", []string{"--relay"}, []string{"LCWRAP_HOOK_URL=http://127.0.0.1:1/hook", "LCWRAP_HOOK_TOKEN=x"}, "did not take the payload"},
+		{"relay without a wrapper", []string{"--relay"}, nil, "nowhere to relay to"},
+		{"unreadable journal path", []string{"--journal", "/dev/null/journal.jsonl"}, nil, "not recorded"},
+	} {
+		cmd := exec.Command(lcwrap(t), append([]string{"hook", "claude-code"}, tc.args...)...)
+		cmd.Env = append(slices.Clip(w.env), tc.env...)
+		cmd.Stdin = strings.NewReader(payload)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil || out.Len() > 0 || !strings.Contains(errb.String(), tc.stderr) {
+			t.Errorf("%s: err %v, stdout %q, stderr %q (want it to say %q)", tc.name, err, out.String(), errb.String(), tc.stderr)
 		}
 	}
 }
