@@ -205,6 +205,14 @@ func (t *Tracker) apply(o Observation) {
 		t.sessions[o.Session] = s
 		t.order = append(t.order, o.Session)
 	}
+	late := o.Kind != SessionStarted && o.Kind != SessionEnded && (o.Kind != SubagentStopped || s.Agents[o.Agent] == nil)
+	if s.Current != nil && !s.Current.Open() && late {
+		// After the session's end only a new start opens a lifecycle; a
+		// late payload (an async hook finishing after SessionEnd) is
+		// counted, never a guessed new session.
+		t.count(o.Session, "ignored:after the session's end")
+		return
+	}
 	switch o.Kind {
 	case SessionStarted:
 		if s.Current.Open() {
@@ -333,16 +341,16 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 }
 
 func (t *Tracker) subagentStopped(s *SessionState, o Observation) {
-	parent := t.ensure(s, o)
 	a := s.Agents[o.Agent]
-	switch {
-	case a == nil:
-		a = t.newAgent(s, parent, o, false)
-	case !a.Open():
+	if a != nil && !a.Open() {
 		d := evidence(o)
-		d.Message = "another stop for a sub-agent already recorded as ended: it may have gone on after the first (a hook can keep it running); its record stays ended"
+		d.Message = "another stop for a sub-agent already recorded as ended: it may have gone on after the first (a hook can keep it running), or its stop came after its session's end; its record stays ended"
 		t.write(a, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
 		return
+	}
+	parent := t.ensure(s, o)
+	if a == nil {
+		a = t.newAgent(s, parent, o, false)
 	}
 	t.reportedEnd(a, o, "the agent reported that this sub-agent stopped; whether it did its job is not known")
 }

@@ -220,3 +220,28 @@ func TestTrackerEndWithoutWorkIsLost(t *testing.T) {
 		t.Fatalf("%v", got)
 	}
 }
+
+// TestTrackerLatePayloads: payloads after a session's end (an async hook
+// finishing late) open no new session; only a new start does.
+func TestTrackerLatePayloads(t *testing.T) {
+	tr, sink := newTracker(t, Config{})
+	sub := Observation{Kind: SubagentStarted, Session: "s1", Agent: "a1", Native: "SubagentStart"}
+	tr.Apply(Observe(obs(SessionStarted, "SessionStart"), obs(PromptSubmitted, "UserPromptSubmit"), sub, obs(SessionEnded, "SessionEnd")))
+	late := obs(ToolEnded, "PostToolUse")
+	late.Tool = "Bash"
+	stop := Observation{Kind: SubagentStopped, Session: "s1", Agent: "a1", Native: "SubagentStop"}
+	tr.Apply(Observe(late, stop, obs(TurnEnded, "Stop")))
+	sink.check(t)
+	for _, ev := range sink.evs {
+		if ev.ChildID == "cc-s1+2" {
+			t.Fatalf("a late payload opened a new lifecycle: %+v", ev)
+		}
+	}
+	if got := sink.of("cc-s1.a1"); got[len(got)-1] != "diagnostic" {
+		t.Fatalf("a late SubagentStop: %v", got)
+	}
+	tr.Apply(Observe(Observation{Kind: SessionStarted, Session: "s1", Source: "resume", Native: "SessionStart"}))
+	if got := sink.of("cc-s1+2"); len(got) == 0 || got[0] != "created created" {
+		t.Fatalf("a resumed session: %v", got)
+	}
+}

@@ -259,7 +259,7 @@ func (e *Exit) AppendDetails(o *Object) {
 }
 
 // Cancel is the cancel request lcwrap delivered: the signal, who made it
-// ("signal", "timeout", "ready-timeout") and when.
+// ("signal", "timeout", "ready-timeout", "context") and when.
 type Cancel struct {
 	At     string `json:"at"`
 	By     string `json:"by"`
@@ -271,6 +271,7 @@ const (
 	CancelBySignal       = "signal"
 	CancelByTimeout      = "timeout"
 	CancelByReadyTimeout = "ready-timeout"
+	CancelByContext      = "context" // the program running supervise cancelled it
 )
 
 // AppendDetails implements Details.

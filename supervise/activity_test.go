@@ -5,6 +5,7 @@ package supervise
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -320,7 +321,7 @@ func testBurst(t *testing.T, blocking bool) {
 	}()
 	sink := &memSink{}
 	start := time.Now()
-	res, err := Run(Config{Argv: helperArgv("burst", strconv.Itoa(n)), Stdout: w, Stderr: os.Stderr, Activity: ActivityOutput,
+	res, err := Run(context.Background(), Config{Argv: helperArgv("burst", strconv.Itoa(n)), Stdout: w, Stderr: os.Stderr, Activity: ActivityOutput,
 		Emitter: emit.New(emit.Options{}, sink), ChildID: "burst", Signals: &Signals{c: make(chan os.Signal, 1)}})
 	elapsed := time.Since(start)
 	w.Close()

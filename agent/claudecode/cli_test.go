@@ -15,10 +15,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,39 +31,12 @@ const (
 	apiKey        = "sk-ant-test-000000000000000000000000"
 )
 
-var (
-	buildOnce sync.Once
-	lcwrapBin string
-	buildErr  error
-)
-
-// lcwrap builds the lcwrap binary once for the package's tests.
-func lcwrap(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "lcwrap-claude-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		lcwrapBin = filepath.Join(dir, "lcwrap")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-o", lcwrapBin, "github.com/lcwrap/lcwrap/cmd/lcwrap").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("building lcwrap: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return lcwrapBin
-}
+// lcwrap is the lcwrap binary built once for the package's tests.
+func lcwrap(t *testing.T) string { return testtool.Lcwrap(t) }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if lcwrapBin != "" {
-		os.RemoveAll(filepath.Dir(lcwrapBin))
-	}
+	testtool.Cleanup()
 	os.Exit(code)
 }
 
@@ -522,5 +493,90 @@ func TestAdoptInteractive(t *testing.T) {
 	}
 	if !procLost || !sessLost {
 		t.Fatalf("want the adopted process and its session lost (claim %s): %v %v", jsonl.ClaimAgentProcessEnded, procLost, sessLost)
+	}
+}
+
+// TestAgentEventsGoToTheRunsSinks: the wrapper owns the agent's events,
+// so --no-journal and --emit apply to them too; and the user's own hooks
+// still run beside lcwrap's.
+func TestAgentEventsGoToTheRunsSinks(t *testing.T) {
+	w := newWorld(t)
+	marker := filepath.Join(t.TempDir(), "user-hook-ran")
+	user := fmt.Sprintf(`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch %s"}]}]}}`, marker)
+	os.MkdirAll(filepath.Join(w.home, ".claude"), 0o700)
+	if err := os.WriteFile(filepath.Join(w.home, ".claude", "settings.json"), []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	_, errs, code := w.run(lcwrap(t), "--no-journal", "--emit", "file:"+file, "--", "claude", "-p", anthropicmock.ScenarioAgent+" go", "--allowedTools", "Agent")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(w.journal); !os.IsNotExist(err) {
+		t.Fatalf("--no-journal, yet the journal was written: %v", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the user's own SessionStart hook did not run under lcwrap: %v", err)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var ev jsonl.Event
+		if err := json.Unmarshal(l, &ev); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if ev.Source == "claude-code" && ev.Kind == jsonl.KindTerminal {
+			kinds = append(kinds, ev.ChildID)
+		}
+	}
+	if len(kinds) != 2 { // the session and its sub-agent
+		t.Fatalf("the --emit file holds %d agent children ended, want 2:\n%s", len(kinds), b)
+	}
+}
+
+// TestUserSettingsFlagFallsBack: a command that passes --settings itself
+// gets no hooks of lcwrap's, and one warning line says so.
+func TestUserSettingsFlagFallsBack(t *testing.T) {
+	w := newWorld(t)
+	out, errs, code := w.run(lcwrap(t), "--", "claude", "-p", "hello", "--settings", `{"hooks":{}}`)
+	if code != 0 || !strings.Contains(out, anthropicmock.FinalText) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if n := strings.Count(errs, "lcwrap:"); n != 1 || !strings.Contains(errs, "--settings") {
+		t.Fatalf("want one warning about --settings, got:\n%s", errs)
+	}
+	for _, ev := range w.events() {
+		if ev.Source == "claude-code" {
+			t.Fatalf("agent events without lcwrap's hooks: %+v", ev)
+		}
+	}
+}
+
+// TestHookCallNeverFails: the hook command exits 0 and prints nothing on
+// stdout whatever goes wrong, saying on stderr what it did not record.
+func TestHookCallNeverFails(t *testing.T) {
+	w := newWorld(t)
+	payload := `{"session_id":"s1","hook_event_name":"SessionStart","source":"startup"}`
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		env    []string
+		stderr string
+	}{
+		{"relay to nobody", []string{"--relay"}, []string{"LCWRAP_HOOK_URL=http://127.0.0.1:1/hook", "LCWRAP_HOOK_TOKEN=x"}, "did not take the payload"},
+		{"relay without a wrapper", []string{"--relay"}, nil, "nowhere to relay to"},
+		{"unreadable journal path", []string{"--journal", "/dev/null/journal.jsonl"}, nil, "not recorded"},
+	} {
+		cmd := exec.Command(lcwrap(t), append([]string{"hook", "claude-code"}, tc.args...)...)
+		cmd.Env = append(slices.Clip(w.env), tc.env...)
+		cmd.Stdin = strings.NewReader(payload)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil || out.Len() > 0 || !strings.Contains(errb.String(), tc.stderr) {
+			t.Errorf("%s: err %v, stdout %q, stderr %q (want it to say %q)", tc.name, err, out.String(), errb.String(), tc.stderr)
+		}
 	}
 }

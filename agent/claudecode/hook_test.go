@@ -24,9 +24,11 @@ func (c *capture) WriteEvent(_ *jsonl.Event, line []byte) error {
 }
 func (c *capture) Close() error { return nil }
 
-func recorded(t *testing.T) [][]byte {
+func recorded(t *testing.T) [][]byte { return recordedIn(t, "testdata/hooks") }
+
+func recordedIn(t *testing.T, dir string) [][]byte {
 	t.Helper()
-	files, _ := filepath.Glob("testdata/hooks/*.json")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	sort.Strings(files)
 	if len(files) == 0 {
 		t.Fatal("no recorded payloads in testdata/hooks")
@@ -114,6 +116,35 @@ func TestRecordedSession(t *testing.T) {
 		if bytes.Contains(all, []byte(never)) {
 			t.Fatalf("%q reached the events", never)
 		}
+	}
+}
+
+// TestRecordedInteractive: an interactive session with a permission
+// prompt, recorded with the real claude: waiting while the prompt is open
+// (the later permission Notification is activity), running again when
+// the tool ran, waiting at the turn's end, completed at /exit.
+func TestRecordedInteractive(t *testing.T) {
+	_, evs, _ := replay(t, recordedIn(t, "testdata/hooks-interactive"))
+	var rows []string
+	for _, ev := range evs {
+		row := strings.Join(strings.Fields(string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity), " ")
+		if ev.Kind == jsonl.KindStateChanged && ev.State == jsonl.StateWaiting {
+			d, _ := jsonl.DecodeDetails[jsonl.AgentEvent](ev.Details)
+			row += " for " + d.WaitingFor
+		}
+		rows = append(rows, row)
+	}
+	want := []string{
+		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
+		"activity Bash: echo lcwrap-mock-ok > lcwrap-mock.txt",
+		"state_changed waiting for permission", "activity waiting for permission (Bash: echo lcwrap-mock-ok > lcwrap-mock.txt)",
+		"activity waiting for permission: Claude needs your permission",
+		"state_changed running", "activity Bash done",
+		"state_changed waiting for user", "activity turn ended; waiting for the user",
+		"terminal completed",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n%s", strings.Join(rows, "\n"))
 	}
 }
 
@@ -229,7 +260,7 @@ func TestStreamActivity(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) {
-	files, _ := filepath.Glob("testdata/hooks/*.json")
+	files, _ := filepath.Glob("testdata/hooks*/*.json")
 	for _, file := range files {
 		b, _ := os.ReadFile(file)
 		f.Add(b)
