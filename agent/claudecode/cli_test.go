@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/agent/claudecode"
 	"github.com/lcwrap/lcwrap/internal/anthropicmock"
 	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -577,6 +578,85 @@ func TestHookCallNeverFails(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Run(); err != nil || out.Len() > 0 || !strings.Contains(errb.String(), tc.stderr) {
 			t.Errorf("%s: err %v, stdout %q, stderr %q (want it to say %q)", tc.name, err, out.String(), errb.String(), tc.stderr)
+		}
+	}
+}
+
+// TestWrapperKilled: the wrapper owns its sessions' events, so when it is
+// killed (SIGKILL: no terminal event from anyone), status --reconcile
+// finds the session's lifecycle source gone and records it lost, as it
+// does the process.
+func TestWrapperKilled(t *testing.T) {
+	w := newWorld(t)
+	x := newTmux(t)
+	script := filepath.Join(t.TempDir(), "run.sh")
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
+	for _, kv := range w.env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	fmt.Fprintf(&b, "exec %s -- claude --permission-mode default hello\n", lcwrap(t))
+	os.WriteFile(script, []byte(b.String()), 0o755)
+	x.do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
+	waitFor(t, "the turn's end", func() bool {
+		_, st := sessionStates(w.events())
+		return slices.Contains(st, "waiting:user")
+	}, x.screen)
+	var pid int
+	fmt.Sscan(x.do("display-message", "-p", "-t", "t", "#{pane_pid}"), &pid)
+	if pid <= 0 {
+		t.Fatal("no pane pid")
+	}
+	syscall.Kill(pid, syscall.SIGKILL) // the wrapper: tmux ran it in the pane (exec)
+	waitFor(t, "the wrapper's end (reaped)", func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+		return err != nil
+	}, x.screen)
+	// claude lives on, orphaned; it is ended (and waited for) at the end.
+	t.Cleanup(func() { stopOrphan(t, w.home) })
+	_, errs, code := w.run(lcwrap(t), "status", "--reconcile")
+	if code != 0 {
+		t.Fatalf("status --reconcile: exit %d\n%s", code, errs)
+	}
+	id, _ := sessionStates(w.events())
+	var lost bool
+	for _, ev := range w.events() {
+		if ev.ChildID == id && ev.Kind == jsonl.KindTerminal {
+			d, _ := jsonl.DecodeDetails[jsonl.Terminal](ev.Details)
+			lost = ev.State == jsonl.StateLost && d.Reconciliation != nil && d.Reconciliation.Checked == "wrapper"
+		}
+	}
+	if !lost {
+		t.Fatalf("session %s is not lost after its wrapper was killed and reconcile ran:\n%s", id, errs)
+	}
+}
+
+// stopOrphan ends the claude processes named in home's pid registry and
+// waits for them to be gone.
+func stopOrphan(t *testing.T, home string) {
+	files, _ := filepath.Glob(filepath.Join(home, ".claude", "sessions", "*.json"))
+	for _, f := range files {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(f), "%d.json", &pid); err != nil || pid <= 0 {
+			continue
+		}
+		// Only the process the registry names, with its start time: never
+		// another that reused the pid.
+		r, err := claudecode.ReadRegistry(f)
+		stat, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || err2 != nil || r.PID != pid {
+			continue
+		}
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 20 || fields[19] != r.ProcStart {
+			continue
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+				break
+			}
 		}
 	}
 }
