@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -64,18 +65,24 @@ var (
 
 // rolloutName matches codex's rollout file names and captures the thread
 // id (a UUID) at their end.
-var rolloutName = regexp.MustCompile(`^rollout-.*-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+// (Both compile on first use: at package init they would cost every
+// lcwrap process start-up time.)
+var rolloutName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^rollout-.*-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+})
 
 // rolloutDir matches the sessions/YYYY/MM/DD directory a rollout lives in.
-var rolloutDir = regexp.MustCompile(`/sessions/[0-9]{4}/[0-9]{2}/[0-9]{2}$`)
+var rolloutDir = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/sessions/[0-9]{4}/[0-9]{2}/[0-9]{2}$`)
+})
 
 // threadOf returns the thread id in a rollout path, or "" when the path is
 // not one of codex's rollout files.
 func threadOf(path string) string {
-	if !rolloutDir.MatchString(filepath.Dir(path)) {
+	if !rolloutDir().MatchString(filepath.Dir(path)) {
 		return ""
 	}
-	m := rolloutName.FindStringSubmatch(filepath.Base(path))
+	m := rolloutName().FindStringSubmatch(filepath.Base(path))
 	if m == nil {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/lcwrap/lcwrap/capabilities"
@@ -84,7 +85,7 @@ func controlLine(d controlDetails) []byte {
 		SchemaVersion: jsonl.SchemaVersion,
 		EventID:       "journal-" + hex.EncodeToString(raw[:]),
 		Source:        ControlSource,
-		SourceEpoch:   controlEpoch,
+		SourceEpoch:   controlEpoch(),
 		ChildID:       controlChild,
 		Lineage:       jsonl.Lineage{RootChildID: controlChild},
 		Kind:          jsonl.KindDiagnostic,
@@ -96,9 +97,10 @@ func controlLine(d controlDetails) []byte {
 	return b
 }
 
-// controlEpoch is this process's sourceEpoch for control records.
-var controlEpoch = func() string {
+// controlEpoch is this process's sourceEpoch for control records (made
+// on first use: crypto/rand at init would cost every process).
+var controlEpoch = sync.OnceValue(func() string {
 	var raw [8]byte
 	crand.Read(raw[:])
 	return hex.EncodeToString(raw[:])
-}()
+})

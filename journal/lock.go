@@ -184,7 +184,7 @@ func (l *locker) lockKernel(start, deadline time.Time) error {
 	wait := minBackoff
 	for {
 		if l.kf == nil {
-			f, err := os.OpenFile(l.kernelPath(), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+			f, err := openFile(l.kernelPath(), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 			if err != nil {
 				return journalPathError("journal lock", l.kernelPath(), err)
 			}
@@ -307,8 +307,8 @@ func (l *locker) refreshSpare() (string, error) {
 		l.close()
 		return "", fmt.Errorf("journal lock %s: writing the owner record: %w", l.dir, err)
 	}
-	now := time.Now()
-	os.Chtimes(l.spare.dir, now, now) // the lock's age starts now
+	// The directory's mtime is left as it is: every judge takes the
+	// younger of it and createdAt, which is fresh.
 	return tok, nil
 }
 
@@ -324,7 +324,10 @@ func (l *locker) dropSpare() {
 func (l *locker) prepare() error {
 	if !l.swept {
 		l.swept = true
-		l.sweepSpares()
+		if s := l.sweepSpares(); s != nil {
+			l.spare = s // a free one, left by a writer that is gone
+			return nil
+		}
 	}
 	var raw [8]byte
 	crand.Read(raw[:])
@@ -332,7 +335,7 @@ func (l *locker) prepare() error {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return fmt.Errorf("journal lock %s: %w", l.dir, err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, ownerFile), os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	f, err := openFile(filepath.Join(dir, ownerFile), os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		os.Remove(dir)
 		return fmt.Errorf("journal lock %s: %w", l.dir, err)
@@ -344,16 +347,19 @@ func (l *locker) prepare() error {
 	return nil
 }
 
-// sweepSpares removes the spare directories of writers that are gone: an
-// lcwrap spare whose owner.json nobody holds a flock on is abandoned (its
-// writer held one for its whole life); others are judged like a stale
-// lock. Live writers' spares are kept.
-func (l *locker) sweepSpares() {
+// sweepSpares looks at the spare directories beside the lock. A free
+// lcwrap spare (nobody holds a flock on its owner.json: its writer closed
+// the journal or died) is adopted — the first one, returned with our flock
+// on it — or removed; others are judged like a stale lock and removed when
+// their writer is gone. Live writers' spares are kept. So spares are
+// reused, and no more of them stay than writers ran at once.
+func (l *locker) sweepSpares() *spare {
 	parent, base := filepath.Dir(l.dir), filepath.Base(l.dir)
 	entries, err := os.ReadDir(parent)
 	if err != nil {
-		return
+		return nil
 	}
+	var adopted *spare
 	for _, e := range entries {
 		name := e.Name()
 		if !e.IsDir() || !strings.HasPrefix(name, base+".") {
@@ -364,6 +370,18 @@ func (l *locker) sweepSpares() {
 			continue
 		}
 		p := filepath.Join(parent, name)
+		if !l.noKernel && strings.HasPrefix(rest, "idle-") {
+			if f := freeSpare(p); f != nil {
+				if adopted == nil {
+					adopted = &spare{dir: p, f: f}
+					continue
+				}
+				os.Remove(filepath.Join(p, ownerFile))
+				os.Remove(p)
+				f.Close()
+				continue
+			}
+		}
 		fi, err := os.Lstat(p)
 		if err != nil || !fi.IsDir() {
 			continue
@@ -374,6 +392,27 @@ func (l *locker) sweepSpares() {
 		os.Remove(filepath.Join(p, ownerFile))
 		os.Remove(p) // fails, harmlessly, when it holds anything else
 	}
+	return adopted
+}
+
+// freeSpare returns dir's owner.json, flocked by us, when it is an lcwrap
+// spare nobody holds; nil otherwise.
+func freeSpare(dir string) *os.File {
+	f, err := openFile(filepath.Join(dir, ownerFile), os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	var b [recordSize]byte
+	n, _ := f.ReadAt(b[:], 0)
+	if o, err := parseOwner(bytes.TrimRight(b[:n], " \n")); err != nil || !o.lcwrapOwner() {
+		f.Close()
+		return nil
+	}
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		f.Close()
+		return nil
+	}
+	return f
 }
 
 // spareAbandoned reports whether a prepared (or set-aside) directory's
@@ -395,15 +434,16 @@ func (l *locker) spareAbandoned(p string, fi fs.FileInfo) bool {
 	return l.judge(p, fi).why == ""
 }
 
-// close removes our spare directory (when it is not holding the lock) and
-// closes the kernel lock's file.
+// close lets our spare directory go (it stays, free, for the next
+// writer to adopt; without the kernel lock it is removed) and closes the
+// kernel lock's file.
 func (l *locker) close() {
 	if l.spare != nil {
-		if !l.spare.held {
+		if !l.spare.held && l.noKernel {
 			os.Remove(filepath.Join(l.spare.dir, ownerFile))
 			os.Remove(l.spare.dir)
 		}
-		l.spare.f.Close()
+		l.spare.f.Close() // releases our flock on it: it is free now
 		l.spare = nil
 	}
 	if l.kf != nil {
@@ -502,6 +542,14 @@ var errNoOwner = errors.New("no usable owner record")
 // removal.
 func (l *locker) release(token string) error {
 	defer l.unlockKernel()
+	if l.spare != nil && l.spare.held && l.ownsLockPath(token) {
+		// Our spare's owner.json is at the lock path and still holds our
+		// token: a stat and a pread instead of an open and a read.
+		if renameNoReplace(l.dir, l.spare.dir) == nil {
+			l.spare.held = false
+			return nil
+		}
+	}
 	o, err := readOwner(l.dir)
 	if err == nil && o.Token != token {
 		err = fmt.Errorf("it now belongs to %s (another token)", o)
@@ -526,6 +574,23 @@ func (l *locker) release(token string) error {
 		return fmt.Errorf("journal lock %s: %w", l.dir, err)
 	}
 	return nil
+}
+
+// ownsLockPath reports whether the owner.json at the lock path is our
+// spare's file (same inode) and holds token.
+func (l *locker) ownsLockPath(token string) bool {
+	pfi, err := os.Lstat(filepath.Join(l.dir, ownerFile))
+	if err != nil {
+		return false
+	}
+	ffi, err := l.spare.f.Stat()
+	if err != nil || !os.SameFile(pfi, ffi) {
+		return false
+	}
+	var b [recordSize]byte
+	n, _ := l.spare.f.ReadAt(b[:], 0)
+	o, err := parseOwner(bytes.TrimRight(b[:n], " \n"))
+	return err == nil && o.Token == token
 }
 
 // judgement is what judge concluded about a lock directory.

@@ -53,7 +53,7 @@ const pollInterval = 50 * time.Millisecond
 // openRead opens a journal file for reading, never through a symlink,
 // never blocking on a FIFO, and refusing anything but a regular file.
 func openRead(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	f, err := openFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, journalPathError("open journal", path, err)
 	}

@@ -81,6 +81,7 @@ func (j *Journal) repair() (rep RepairReport, err error) {
 		}
 	}()
 	err = j.catchUp(true)
+	j.sweepCheckpointTemps()
 	rep.ForeignWriters = j.foreignSeen()
 	rep.KeptLines, rep.KeptBytes = j.cur.pos, j.cur.off
 	if err == nil {

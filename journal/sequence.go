@@ -8,8 +8,12 @@ import (
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
-// backwardChunk is how much lastSequence reads at a time.
-const backwardChunk = 256 << 10
+// lastSequence reads backwards firstChunk bytes first, then twice as much
+// each time, up to backwardChunk.
+const (
+	firstChunk    = 8 << 10
+	backwardChunk = 256 << 10
+)
 
 // lastSequence returns the sequence of key's most recent sequenced event in
 // the verified prefix (0 when there is none), reading backwards from its
@@ -53,9 +57,16 @@ func (j *Journal) lastSequenceIn(f io.ReaderAt, path string, size int64, key Key
 		needle = []byte(key.ChildID)
 	}
 	var carry []byte // the start of a line whose beginning is not read yet
-	buf := make([]byte, 0, backwardChunk+j.opts.MaxLineBytes+1)
+	// The first read is small (a key that wrote recently is found in the
+	// last lines); each further one doubles, up to backwardChunk.
+	chunk := int64(firstChunk)
+	var buf []byte
 	for end := size; end > 0; {
-		start := max(end-backwardChunk, 0)
+		start := max(end-chunk, 0)
+		if need := int(end-start) + len(carry); cap(buf) < need {
+			buf = make([]byte, 0, need+j.opts.MaxLineBytes+1)
+		}
+		chunk = min(2*chunk, backwardChunk)
 		buf = buf[:end-start]
 		if _, err := f.ReadAt(buf, start); err != nil {
 			return 0, false, fmt.Errorf("journal %s: %w", path, err)
@@ -67,7 +78,13 @@ func (j *Journal) lastSequenceIn(f io.ReaderAt, path string, size int64, key Key
 			// earlier: keep it for the next round.
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
-				return 0, false, fmt.Errorf("journal %s: line over %d bytes before byte %d", path, len(data), end)
+				if len(data) > j.opts.MaxLineBytes+1 {
+					return 0, false, fmt.Errorf("journal %s: line over %d bytes before byte %d", path, len(data), end)
+				}
+				// One line longer than what was read: read on before it.
+				carry = append(carry[:0], data...)
+				end = start
+				continue
 			}
 			carry = append(carry[:0], data[:i+1]...)
 			data = data[i+1:]

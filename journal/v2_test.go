@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -38,7 +39,8 @@ var v2Helpers = map[string]func(args []string) int{
 		}
 		f.Write(journalLine("torn", 1, 999)[:40])
 		fmt.Println("torn")
-		select {}
+		io.Copy(io.Discard, os.Stdin) // until killed
+		return 0
 	},
 	// idle PATH: append once (which prepares a spare lock directory), say
 	// "ready" and wait to be killed.
@@ -53,7 +55,8 @@ var v2Helpers = map[string]func(args []string) int{
 			return 1
 		}
 		fmt.Println("ready")
-		select {}
+		io.Copy(io.Discard, os.Stdin) // until killed
+		return 0
 	},
 	// repair-fsize PATH LIMIT: repair with files capped at LIMIT bytes
 	// (RLIMIT_FSIZE), so that the quarantine copy fails as on a full disk.
@@ -526,16 +529,49 @@ func TestLitterSwept(t *testing.T) {
 	}
 	h.cmd.Process.Kill()
 	h.wait(t)
-	os.WriteFile(path+".checkpoint.tmp-deadbeef", []byte("{"), 0o600)
+	os.WriteFile(path+".checkpoint.tmp-deadbeef", []byte("{"), 0o600) // an older lcwrap's name
+	os.WriteFile(path+".checkpoint.tmp", []byte("{"), 0o600)
 	j, _ := Open(path, Options{StaleAfter: time.Hour})
 	for i := 1; i <= int(checkpointOnClose)+1; i++ {
 		j.Append([][]byte{testEvent("c", int64(i))}, false)
 	}
 	j.Close()
-	if _, err := os.Stat(spares[0]); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal("a killed writer's spare is still there")
+	// The killed writer's spare was adopted and reused (or removed): one
+	// spare at most stays, free, for the next writer.
+	left, _ := filepath.Glob(path + ".lock.idle-*")
+	if len(left) > 1 {
+		t.Fatalf("spares left: %v", left)
 	}
-	if _, err := os.Stat(path + ".checkpoint.tmp-deadbeef"); !errors.Is(err, fs.ErrNotExist) {
+	for _, p := range left {
+		f := freeSpare(p)
+		if f == nil {
+			t.Fatalf("spare %s is held by nobody alive, yet not free", p)
+		}
+		f.Close()
+	}
+	// Several writers at once leave several spares; the next one adopts
+	// one and removes the rest.
+	var hs []*helperProc
+	for i := 0; i < 3; i++ {
+		hs = append(hs, startHelper(t, "idle", path))
+	}
+	for _, h := range hs {
+		h.waitLines(t, 1)
+	}
+	for _, h := range hs {
+		h.cmd.Process.Kill()
+		h.wait(t)
+	}
+	if n, _ := filepath.Glob(path + ".lock.idle-*"); len(n) < 3 {
+		t.Fatalf("want a spare per killed writer, got %v", n)
+	}
+	j, _ = Open(path, Options{StaleAfter: time.Hour})
+	j.Append([][]byte{testEvent("c", 99)}, false)
+	j.Close()
+	if n, _ := filepath.Glob(path + ".lock.idle-*"); len(n) != 1 {
+		t.Fatalf("spares after the next writer: %v", n)
+	}
+	if _, err := os.Stat(path + ".checkpoint.tmp"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal("a killed writer's temporary checkpoint is still there")
 	}
 
@@ -557,6 +593,9 @@ func TestLitterSwept(t *testing.T) {
 	}
 	if _, err := Repair(path, Options{}); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + ".checkpoint.tmp-deadbeef"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("an older writer's temporary checkpoint is still there after repair")
 	}
 	r := mustVerify(t, path)
 	if len(r.Quarantined) != 1 || r.Quarantined[0].Copy == "" {
