@@ -16,12 +16,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/agent/claudecode"
 	"github.com/lcwrap/lcwrap/internal/anthropicmock"
 	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -80,9 +80,39 @@ func newWorld(t *testing.T) *world {
 		}
 		w.env = append(w.env, kv)
 	}
+	marker := fmt.Sprintf("LCWRAP_CLAUDE_TEST=%d-%d", os.Getpid(), time.Now().UnixNano())
 	w.env = append(w.env, "HOME="+w.home, "LCWRAP_JOURNAL="+w.journal, "ANTHROPIC_BASE_URL="+mock.URL, "ANTHROPIC_API_KEY="+apiKey,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "GORACE=atexit_sleep_ms=0")
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "GORACE=atexit_sleep_ms=0", marker)
+	t.Cleanup(func() { killMarked(t, marker) })
 	return w
+}
+
+// killMarked ends every process this test started (they all inherited
+// marker in their environment) and waits, at most 10s, for them to be
+// gone, so that none outlives the test or writes into its directories.
+func killMarked(t *testing.T, marker string) {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var left []int
+		dirs, _ := os.ReadDir("/proc")
+		for _, d := range dirs {
+			pid, err := strconv.Atoi(d.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
+			if err == nil && slices.Contains(strings.Split(string(env), "\x00"), marker) {
+				left = append(left, pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes %v outlived the test", left)
+			return
+		}
+	}
 }
 
 // run runs argv in the project directory and returns its stdout, stderr
@@ -613,8 +643,7 @@ func TestWrapperKilled(t *testing.T) {
 		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 		return err != nil
 	}, x.screen)
-	// claude lives on, orphaned; it is ended (and waited for) at the end.
-	t.Cleanup(func() { stopOrphan(t, w.home) })
+	// claude lives on, orphaned; killMarked ends it with the test.
 	_, errs, code := w.run(lcwrap(t), "status", "--reconcile")
 	if code != 0 {
 		t.Fatalf("status --reconcile: exit %d\n%s", code, errs)
@@ -629,34 +658,5 @@ func TestWrapperKilled(t *testing.T) {
 	}
 	if !lost {
 		t.Fatalf("session %s is not lost after its wrapper was killed and reconcile ran:\n%s", id, errs)
-	}
-}
-
-// stopOrphan ends the claude processes named in home's pid registry and
-// waits for them to be gone.
-func stopOrphan(t *testing.T, home string) {
-	files, _ := filepath.Glob(filepath.Join(home, ".claude", "sessions", "*.json"))
-	for _, f := range files {
-		var pid int
-		if _, err := fmt.Sscanf(filepath.Base(f), "%d.json", &pid); err != nil || pid <= 0 {
-			continue
-		}
-		// Only the process the registry names, with its start time: never
-		// another that reused the pid.
-		r, err := claudecode.ReadRegistry(f)
-		stat, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil || err2 != nil || r.PID != pid {
-			continue
-		}
-		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(fields) < 20 || fields[19] != r.ProcStart {
-			continue
-		}
-		syscall.Kill(pid, syscall.SIGKILL)
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
-				break
-			}
-		}
 	}
 }
