@@ -39,4 +39,6 @@
 // Redaction is pattern matching: it cannot prove a string holds no secret.
 // It errs on the side of hiding too much (a flag called --tokenizer loses its
 // value). lcwrap therefore never records the environment at all.
+//
+// Where it sits among the other packages: docs/design.md.
 package redact

@@ -75,7 +75,7 @@ func (c *cancelRequest) details() *jsonl.Cancel {
 	return &jsonl.Cancel{Signal: signalName(c.signal), By: c.by, At: emit.Timestamp(c.at)}
 }
 
-// outcome is the exit translation table of DESIGN.md: the terminal state
+// outcome is the exit translation table (docs/run.md, "Exit codes"): the terminal state
 // and lcwrap's own exit code for a child that ran.
 func outcome(e exitStatus, cancel *cancelRequest, success []int) (jsonl.State, int) {
 	switch {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -324,4 +325,11 @@ func parseLines(t *testing.T, lines []string) []jsonl.Event {
 		evs = append(evs, ev)
 	}
 	return evs
+}
+
+// addSignal adds sig to set (unix.Sigset_t has no method for it).
+func addSignal(set *unix.Sigset_t, sig unix.Signal) {
+	bits := uint(unsafe.Sizeof(set.Val[0])) * 8
+	n := uint(sig) - 1
+	set.Val[n/bits] |= 1 << (n % bits)
 }

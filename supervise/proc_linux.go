@@ -6,9 +6,10 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lcwrap/lcwrap/internal/pty"
 )
 
 // inheritedIgnored returns the signals whose disposition is SIG_IGN right
@@ -102,15 +103,9 @@ func (t *terminal) foreground() int {
 
 // setForeground makes pgrp the foreground group. lcwrap may be in the
 // background when it does so, which would stop it with SIGTTOU: the signal
-// is blocked for the call (see withoutTTOU).
+// is blocked for the call (see pty.WithoutTTOU).
 func (t *terminal) setForeground(pgrp int) error {
-	return withoutTTOU(func() error { return unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgrp) })
+	return pty.WithoutTTOU(func() error { return unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgrp) })
 }
 
 func (t *terminal) close() { unix.Close(t.fd) }
-
-func addSignal(set *unix.Sigset_t, sig unix.Signal) {
-	bits := uint(unsafe.Sizeof(set.Val[0])) * 8
-	n := uint(sig) - 1
-	set.Val[n/bits] |= 1 << (n % bits)
-}

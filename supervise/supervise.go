@@ -171,7 +171,7 @@ type Config struct {
 type Result struct {
 	// State is the terminal state recorded.
 	State jsonl.State
-	// ExitCode is lcwrap's own exit code (DESIGN.md's exit table).
+	// ExitCode is lcwrap's own exit code (docs/run.md, "Exit codes").
 	ExitCode int
 	// StartErr says why the command could not be started (ExitCode 126 or
 	// 127); nil when it ran.
@@ -414,7 +414,7 @@ func (s *supervisor) start() error {
 	}
 	s.pid = s.proc.pid
 	if s.cfg.PTY != nil {
-		s.cfg.PTY.started() // lcwrap's stdin is copied to it from now on
+		s.cfg.PTY.Started() // lcwrap's stdin is copied to it from now on
 	}
 	return nil
 }
@@ -529,7 +529,7 @@ func (s *supervisor) onSignal(sig syscall.Signal) {
 	case sig == syscall.SIGCONT:
 		s.onContinue()
 	case sig == syscall.SIGWINCH && s.cfg.PTY != nil:
-		s.cfg.PTY.resize()
+		s.cfg.PTY.Resize()
 	}
 }
 
