@@ -71,4 +71,3 @@ func TestStreamFollowsAPtyToItsEIO(t *testing.T) {
 		t.Fatalf("latest line %q from %q", a.text, a.from)
 	}
 }
-

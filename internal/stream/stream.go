@@ -519,8 +519,6 @@ func newPipe() (r, w *os.File, err error) {
 	return r, w, err
 }
 
-
-
 // Renew gives a drained Stream a new pipe and copies from it: the child's
 // bytes already copied stay where they are, and a line the last child
 // left unfinished stays open. It fails when the Stream is closed or no
