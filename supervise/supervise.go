@@ -210,7 +210,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.checkNotify(); err != nil {
 		return Result{}, err
 	}
-	if err := cfg.Restart.check(); err != nil {
+	if err := checkRestart(cfg.Restart); err != nil {
 		return Result{}, err
 	}
 	if !slices.Contains([]string{"", ActivityNone, ActivityOutput}, cfg.Activity) {
