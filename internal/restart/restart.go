@@ -68,4 +68,3 @@ func (r Restart) Delay(n int) time.Duration {
 	}
 	return d - rand.N(d/2+1)
 }
-

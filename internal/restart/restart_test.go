@@ -26,4 +26,3 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 }
-
