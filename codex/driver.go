@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -166,6 +167,9 @@ func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
 	return nil
 }
 
+// ownLine starts every event line lcwrap writes.
+var ownLine = []byte(`{"schemaVersion":`)
+
 // execTap feeds the lines of codex's stdout to a Tracker.
 type execTap struct {
 	tracker *agent.Tracker
@@ -180,6 +184,11 @@ type execTap struct {
 func (t *execTap) Write(p []byte) (int, error) { return t.lines.Write(p) }
 
 func (t *execTap) line(b []byte) {
+	if bytes.HasPrefix(b, ownLine) {
+		// lcwrap's own event line: with --emit stdout the events share
+		// the stream that is tapped; codex never prints one.
+		return
+	}
 	out := t.reader.Line(b)
 	for _, o := range out.Observations {
 		if o.Native == "turn.completed" || o.Native == "turn.failed" {
