@@ -58,7 +58,7 @@ func Detail(n *Node, now time.Time) []string {
 			}
 		}
 		r := h.Recent()
-		out = append(out, "", fmt.Sprintf("Events (last %d of %d)", len(r), h.Events))
+		out = append(out, "", fmt.Sprintf("Events (last %d of %d; %d heartbeats not listed)", len(r), h.Events, h.Heartbeats))
 		for i := len(r) - 1; i >= 0; i-- {
 			e := r[i]
 			add("  %6s  %s  %-13s %-10s %s", lineNo(e.Line), e.ObservedAt, e.Kind, orDash(string(e.State)), EventText(e))

@@ -105,10 +105,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		return m, m.waitChanged()
 	case tickMsg:
-		m.now = time.Time(msg)
-		if m.caught {
-			m.refresh()
-		}
+		// Only the clock moved: durations and freshness are computed as
+		// the rows are drawn, so nothing is synced or rebuilt.
+		m.now = m.clock()
 		return m, tick()
 	case FatalMsg:
 		m.fatal = msg.Err
@@ -147,6 +146,7 @@ func (m *Model) rebuild(vm *view.Model) {
 		}
 		return needle == "" || matches(n, needle)
 	}
+	atTop := m.sel == 0 && !m.detail
 	m.rows = view.Flatten(vm.Roots(), keep)
 	// Ended ancestors shown for their lineage are not hidden.
 	for _, r := range m.rows {
@@ -154,9 +154,11 @@ func (m *Model) rebuild(vm *view.Model) {
 			m.hidden--
 		}
 	}
+	// The selection stays on its child; at the top it stays at the top,
+	// where new work appears.
 	m.sel = 0
 	for i, r := range m.rows {
-		if r.Node.ID() == m.selID {
+		if !atTop && r.Node.ID() == m.selID {
 			m.sel = i
 			break
 		}
