@@ -8,7 +8,7 @@ export LC_ALL=C
 source bench/lib.sh
 ensure_peers
 mkdir -p bench/out
-sections=(${BENCH_SECTIONS:-validate adopt journal startup idle status activity pty})
+sections=(${BENCH_SECTIONS:-validate adopt journal startup idle status activity pty view})
 {
   echo "# lcwrap benchmark results"
   echo

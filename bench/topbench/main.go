@@ -112,6 +112,12 @@ func run(top, path string, rounds, events int, idle time.Duration) error {
 		b := make([]byte, 64<<10)
 		for {
 			n, err := ptmx.Read(b)
+			// Answer as a terminal does: bubbletea asks for the
+			// background colour (OSC 11) and the cursor position (DSR)
+			// before it starts, and waits up to 5 s for an answer.
+			if bytes.Contains(b[:n], []byte("\x1b[6n")) {
+				ptmx.Write([]byte("\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[1;1R"))
+			}
 			scr.Write(b[:n])
 			if err != nil {
 				return
@@ -126,6 +132,9 @@ func run(top, path string, rounds, events int, idle time.Duration) error {
 	}
 	paint := time.Since(start)
 	paintCPU := cpu(cmd.Process.Pid)
+	// A second after its first frame top returns the garbage of the
+	// reading to the system, once: not a refresh's cost.
+	time.Sleep(3 * time.Second)
 
 	j, err := journal.Open(path, journal.Options{})
 	if err != nil {
