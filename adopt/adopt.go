@@ -13,6 +13,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/capabilities"
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/pidfd"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/redact"
@@ -24,11 +25,9 @@ var (
 	// another process.
 	ErrVanished = errors.New("it exited while being adopted, before its identity could be confirmed")
 	// ErrNotProcess means the id names a thread, not a process.
-	ErrNotProcess = errors.New("it is not a process id (a thread id?)")
+	ErrNotProcess = pidfd.ErrNotProcess
 	// ErrBadPID means a text is not a process id.
 	ErrBadPID = errors.New("not a process id (want a positive decimal number)")
-	// errNoPidfd means the kernel offers no pidfd here: poll instead.
-	errNoPidfd = errors.New("pidfd unavailable")
 )
 
 // Error is why one pid could not be adopted.
@@ -93,7 +92,7 @@ type Process struct {
 	argv  []string // redacted; nil when unreadable
 	table procid.Table
 	poll  time.Duration
-	fd    *pidfd // nil when polling
+	fd    *pidfd.FD // nil when polling
 }
 
 // Open adopts pid: it takes a handle on the process (a pidfd where
@@ -129,11 +128,16 @@ func open(pid int, opts Options) (*Process, error) {
 		p.poll = DefaultPoll
 	}
 	if opts.Watch == WatchAuto {
-		fd, err := openPidfd(pid)
+		fd, err := pidfd.Open(pid)
 		switch {
 		case err == nil:
 			p.fd = fd
-		case !errors.Is(err, errNoPidfd):
+		case errors.Is(err, pidfd.ErrNoProcess):
+			return nil, procid.ErrNoProcess
+		case errors.Is(err, pidfd.ErrUnsupported), errors.Is(err, pidfd.ErrNoDescriptor):
+			// No pidfd here (an old kernel, a sandbox, no descriptor
+			// left): polling still sees the exit.
+		default:
 			return nil, err
 		}
 	}
@@ -161,7 +165,7 @@ func open(pid int, opts Options) (*Process, error) {
 // the two reads.
 func (p *Process) confirm(read procid.Info) error {
 	if p.fd != nil {
-		exited, err := p.fd.exited()
+		exited, err := p.fd.Exited()
 		if err != nil || !exited {
 			return err
 		}
@@ -198,7 +202,7 @@ func (p *Process) Close() error {
 	if p.fd == nil {
 		return nil
 	}
-	return p.fd.close()
+	return p.fd.Close()
 }
 
 // Record starts the adopted lifecycle on e: a child with the given id
@@ -273,7 +277,7 @@ func (p *Process) Follow(ctx context.Context, c *emit.Child) (procid.Verdict, er
 // wait returns the verdict once the process is gone, or context.Cause(ctx).
 func (p *Process) wait(ctx context.Context) (procid.Verdict, error) {
 	if p.fd != nil {
-		if err := p.fd.wait(ctx); err != nil {
+		if err := p.fd.Wait(ctx); err != nil {
 			return procid.Verdict{}, err
 		}
 		// The kernel says it exited; the table says how it looks now.

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/lcwrap/lcwrap/internal/pidfd"
 	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
@@ -82,10 +83,10 @@ func TestOpenRefusesExitedAndReused(t *testing.T) {
 // Where pidfd_open fails (old kernel, seccomp, no descriptors left),
 // adoption falls back to polling and still sees the exit.
 func TestPidfdFallback(t *testing.T) {
-	saved := pidfdOpen
-	t.Cleanup(func() { pidfdOpen = saved })
+	saved := pidfd.OpenFunc
+	t.Cleanup(func() { pidfd.OpenFunc = saved })
 	for _, errno := range []unix.Errno{unix.ENOSYS, unix.EPERM, unix.EMFILE} {
-		pidfdOpen = func(int, int) (int, error) { return -1, errno }
+		pidfd.OpenFunc = func(int, int) (int, error) { return -1, errno }
 		h := startHelper(t, "block")
 		a := adoptPID(t, context.Background(), h.pid, Options{Poll: 5 * time.Millisecond}, "poll")
 		checkStart(t, a)
@@ -93,7 +94,7 @@ func TestPidfdFallback(t *testing.T) {
 		checkLost(t, a)
 	}
 	// Other failures are errors, not a silent change of method.
-	pidfdOpen = func(int, int) (int, error) { return -1, unix.EBADF }
+	pidfd.OpenFunc = func(int, int) (int, error) { return -1, unix.EBADF }
 	if _, err := Open(os.Getpid(), Options{}); !errors.Is(err, unix.EBADF) {
 		t.Errorf("Open with pidfd_open failing EBADF = %v", err)
 	}
@@ -105,9 +106,9 @@ func TestPidfdWithoutNonblockFlag(t *testing.T) {
 	if autoWatching() != "pidfd" {
 		t.Skip("no pidfd here")
 	}
-	saved := pidfdOpen
-	t.Cleanup(func() { pidfdOpen = saved })
-	pidfdOpen = func(pid, flags int) (int, error) {
+	saved := pidfd.OpenFunc
+	t.Cleanup(func() { pidfd.OpenFunc = saved })
+	pidfd.OpenFunc = func(pid, flags int) (int, error) {
 		if flags != 0 {
 			return -1, unix.EINVAL
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/capabilities"
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/pidfd"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/redact"
@@ -37,8 +38,8 @@ func autoWatching() string {
 	if runtime.GOOS != "linux" {
 		return "poll"
 	}
-	if fd, err := openPidfd(os.Getpid()); err == nil {
-		fd.close()
+	if fd, err := pidfd.Open(os.Getpid()); err == nil {
+		fd.Close()
 		return "pidfd"
 	}
 	return "poll"

@@ -36,4 +36,6 @@
 //
 // This package never sends a signal, under any option: it holds no code
 // that can (a test scans its sources to keep it so).
+//
+// Where it sits among the other packages: docs/design.md.
 package adopt

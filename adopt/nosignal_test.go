@@ -80,7 +80,7 @@ func TestNoSignalCode(t *testing.T) {
 		}
 		scanned++
 	}
-	if scanned < 3 {
+	if scanned < 2 { // adopt.go and doc.go (pidfds are internal/pidfd's; calling Signal on one is caught above)
 		t.Fatalf("scanned %d source files; the package has more", scanned)
 	}
 }

@@ -26,6 +26,9 @@ type Launch struct {
 	// Tracker records the agent's observations (source: Driver.Name()).
 	Tracker *Tracker
 
+	// Recorded, when not nil, is the command as the created event records
+	// it (the agent's prompt elided, say); Argv as given otherwise.
+	Recorded []string
 	// Env is added to the child's environment (KEY=VALUE).
 	Env []string
 	// Added says which integration ran and what Prepare added to the

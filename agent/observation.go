@@ -20,6 +20,9 @@ const (
 	ToolStarted Kind = "tool-started"
 	ToolEnded   Kind = "tool-ended"
 	ToolFailed  Kind = "tool-failed"
+	// Working: the agent says it is at work (a status it keeps): running,
+	// with Summary as activity.
+	Working Kind = "working"
 	// Waiting: the agent says it waits for someone (WaitingFor:
 	// "permission", "input").
 	Waiting Kind = "waiting"

@@ -22,6 +22,9 @@ const (
 	// ClaimProcessEnded: the agent's process ended while the child was
 	// still open; how the child ended is unknown.
 	ClaimProcessEnded = jsonl.ClaimLaunchedProcessEnded
+	// ClaimAgentProcessEnded: the agent's process (adopted, not launched)
+	// ended while the child was still open; how it ended is unknown.
+	ClaimAgentProcessEnded = jsonl.ClaimAgentProcessEnded
 	// ClaimSessionEnded: the session ended while this sub-agent was still
 	// open; how the sub-agent ended is unknown.
 	ClaimSessionEnded = jsonl.ClaimSessionEnded
@@ -152,6 +155,8 @@ type ProcessEnd struct {
 	ChildID string
 	// Exit is its exit as lcwrap recorded it (nil: not known).
 	Exit *jsonl.Exit
+	// Adopted says lcwrap did not launch it (it observed it).
+	Adopted bool
 }
 
 // End is called once the agent's process has ended, before that
@@ -173,7 +178,11 @@ func (t *Tracker) End(p ProcessEnd) *jsonl.AgentSessions {
 		if s.Current != nil {
 			ids = append(ids, s.Current.ID)
 		}
-		cause := jsonl.AgentEvent{Claim: ClaimProcessEnded, Process: &jsonl.AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
+		claim := ClaimProcessEnded
+		if p.Adopted {
+			claim = ClaimAgentProcessEnded
+		}
+		cause := jsonl.AgentEvent{Claim: claim, Process: &jsonl.AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
 			Note: "the agent's process ended while this was open; how it ended is unknown"}
 		t.closeAgents(s, cause)
 		if s.Current.Open() {
@@ -196,6 +205,14 @@ func (t *Tracker) apply(o Observation) {
 		t.sessions[o.Session] = s
 		t.order = append(t.order, o.Session)
 	}
+	late := o.Kind != SessionStarted && o.Kind != SessionEnded && (o.Kind != SubagentStopped || s.Agents[o.Agent] == nil)
+	if s.Current != nil && !s.Current.Open() && late {
+		// After the session's end only a new start opens a lifecycle; a
+		// late payload (an async hook finishing after SessionEnd) is
+		// counted, never a guessed new session.
+		t.count(o.Session, "ignored:after the session's end")
+		return
+	}
 	switch o.Kind {
 	case SessionStarted:
 		if s.Current.Open() {
@@ -212,6 +229,8 @@ func (t *Tracker) apply(o Observation) {
 			t.to(c, jsonl.StateRunning, o, "")
 		}
 		t.activity(c, o, toolText(o))
+	case Working:
+		t.to(t.target(s, o), jsonl.StateRunning, o, o.Summary)
 	case Waiting:
 		c := t.target(s, o)
 		t.to(c, jsonl.StateWaiting, o, "waiting for "+o.WaitingFor+summaryAfter(o))
@@ -322,16 +341,16 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 }
 
 func (t *Tracker) subagentStopped(s *SessionState, o Observation) {
-	parent := t.ensure(s, o)
 	a := s.Agents[o.Agent]
-	switch {
-	case a == nil:
-		a = t.newAgent(s, parent, o, false)
-	case !a.Open():
+	if a != nil && !a.Open() {
 		d := evidence(o)
-		d.Message = "another stop for a sub-agent already recorded as ended: it may have gone on after the first (a hook can keep it running); its record stays ended"
+		d.Message = "another stop for a sub-agent already recorded as ended: it may have gone on after the first (a hook can keep it running), or its stop came after its session's end; its record stays ended"
 		t.write(a, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
 		return
+	}
+	parent := t.ensure(s, o)
+	if a == nil {
+		a = t.newAgent(s, parent, o, false)
 	}
 	t.reportedEnd(a, o, "the agent reported that this sub-agent stopped; whether it did its job is not known")
 }
@@ -381,8 +400,9 @@ func (t *Tracker) closeAgents(s *SessionState, cause jsonl.AgentEvent) {
 	}
 }
 
-// to moves c to state, or records text as activity when it is there
-// already (a repeated state is never a self-edge).
+// to moves c to state and records text as its activity; a child in that
+// state already gets the activity only (a repeated state is never a
+// self-edge).
 func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text string) {
 	if c.State == state {
 		if text != "" {
@@ -403,7 +423,8 @@ func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text strin
 		d.WaitingFor = o.WaitingFor
 	}
 	d.Tool = o.Tool
-	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Activity: text, Details: d})
+	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Details: d})
+	t.activity(c, o, text) // what moved it, as the child's latest activity
 }
 
 func (t *Tracker) activity(c *ChildState, o Observation, text string) {

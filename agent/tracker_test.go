@@ -103,11 +103,11 @@ func TestTrackerSessionLifecycle(t *testing.T) {
 	}
 	sink.check(t)
 	want := []string{
-		"created created", "state_changed starting", "state_changed running prompt submitted",
-		"activity Bash: echo hi", "state_changed waiting waiting for permission (Bash)", "activity waiting for permission (Bash)",
+		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
+		"activity Bash: echo hi", "state_changed waiting", "activity waiting for permission (Bash)", "activity waiting for permission (Bash)",
 		"state_changed running", "activity Bash done",
-		"state_changed waiting turn ended; waiting for the user", "activity turn ended; waiting for the user",
-		"state_changed running prompt submitted", "terminal completed", "diagnostic",
+		"state_changed waiting", "activity turn ended; waiting for the user", "activity turn ended; waiting for the user",
+		"state_changed running", "activity prompt submitted", "terminal completed", "diagnostic",
 	}
 	got := sink.of("cc-s1")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -218,5 +218,30 @@ func TestTrackerEndWithoutWorkIsLost(t *testing.T) {
 	got := sink.of("cc-s1")
 	if got[len(got)-1] != "terminal lost" {
 		t.Fatalf("%v", got)
+	}
+}
+
+// TestTrackerLatePayloads: payloads after a session's end (an async hook
+// finishing late) open no new session; only a new start does.
+func TestTrackerLatePayloads(t *testing.T) {
+	tr, sink := newTracker(t, Config{})
+	sub := Observation{Kind: SubagentStarted, Session: "s1", Agent: "a1", Native: "SubagentStart"}
+	tr.Apply(Observe(obs(SessionStarted, "SessionStart"), obs(PromptSubmitted, "UserPromptSubmit"), sub, obs(SessionEnded, "SessionEnd")))
+	late := obs(ToolEnded, "PostToolUse")
+	late.Tool = "Bash"
+	stop := Observation{Kind: SubagentStopped, Session: "s1", Agent: "a1", Native: "SubagentStop"}
+	tr.Apply(Observe(late, stop, obs(TurnEnded, "Stop")))
+	sink.check(t)
+	for _, ev := range sink.evs {
+		if ev.ChildID == "cc-s1+2" {
+			t.Fatalf("a late payload opened a new lifecycle: %+v", ev)
+		}
+	}
+	if got := sink.of("cc-s1.a1"); got[len(got)-1] != "diagnostic" {
+		t.Fatalf("a late SubagentStop: %v", got)
+	}
+	tr.Apply(Observe(Observation{Kind: SessionStarted, Session: "s1", Source: "resume", Native: "SessionStart"}))
+	if got := sink.of("cc-s1+2"); len(got) == 0 || got[0] != "created created" {
+		t.Fatalf("a resumed session: %v", got)
 	}
 }

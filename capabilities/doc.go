@@ -13,4 +13,6 @@
 // A profile states what kind of evidence a source can produce, not that the
 // evidence arrived. "heartbeat: known" says the source emits heartbeats; it
 // does not say the child is alive. No profile ever claims task success.
+//
+// Where it sits among the other packages: docs/design.md.
 package capabilities

@@ -29,7 +29,8 @@ func TestRealExecJSON(t *testing.T) {
 	for _, want := range []string{
 		"created created",
 		"state_changed starting",
-		"state_changed running prompt submitted",
+		"state_changed running",
+		"activity prompt submitted",
 		"activity command: /bin/bash -lc 'echo lcwrap-marker'",
 		"activity command done",
 		"activity agent message",
@@ -44,7 +45,7 @@ func TestRealExecJSON(t *testing.T) {
 		t.Errorf("exec never says it waits, yet:\n%s", got)
 	}
 	all := sink.all()
-	if !strings.Contains(all, `"agentReport":{"usage":{`) {
+	if !strings.Contains(all, `"reported":{"usage":{`) {
 		t.Errorf("the turn's usage is not recorded as codex's report:\n%s", all)
 	}
 	if strings.Contains(all, "sk-lcwrap-test") {

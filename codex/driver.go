@@ -2,9 +2,12 @@ package codex
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // Mode is how a codex command line publishes its evidence.
@@ -89,34 +92,70 @@ func Classify(argv []string) Mode {
 	return ModeInteractive
 }
 
+// ProcessMode classifies a running process's command line (read from
+// /proc): the codex binary itself, or node running codex's launcher.
+// Anything else is ModeNone.
+func ProcessMode(argv []string) Mode {
+	if !(Driver{}).Recognize(argv) {
+		return ModeNone
+	}
+	return Classify(withoutNode(argv))
+}
+
+// withoutNode drops a leading `node` from `node …/codex ARGS`.
+func withoutNode(argv []string) []string {
+	if len(argv) >= 2 && (filepath.Base(argv[0]) == "node" || filepath.Base(argv[0]) == "nodejs") {
+		return argv[1:]
+	}
+	return argv
+}
+
 // Driver is the codex integration for runs lcwrap launches (agent.Driver).
 type Driver struct{}
 
-// Name is the --agent value and the source of the session events.
-func (Driver) Name() string { return "codex" }
+// Source is the source of codex's session events, and the --agent value.
+const Source = "codex"
 
-// Recognize reports whether argv runs codex (by its base name).
+// Name is the --agent value and the source of the session events.
+func (Driver) Name() string { return Source }
+
+// ChildPrefix starts the child id of every codex session ("cx-…").
+func (Driver) ChildPrefix() string { return "cx" }
+
+// SourceLimits is what this source can never say (Limits).
+func (Driver) SourceLimits() string { return Limits }
+
+// Recognize reports whether argv runs codex: by its base name, also as
+// `node …/codex`.
 func (Driver) Recognize(argv []string) bool {
-	b := agent.BaseName(argv)
+	b := agent.BaseName(withoutNode(argv))
 	return b == "codex" || b == "codex.js"
 }
 
 // Limits says what this source can never know (recorded in every
 // session's created event).
-const Limits = "codex's own events: what codex reported, nothing more; no heartbeat, no cancel authority, and codex reports no end of a session (it ends when its process does)"
+const Limits = "codex's own events: what codex reported, nothing more; no heartbeat, no cancel authority, no prompt or message text, and codex reports no end of a session (it ends when its process does)"
 
 // Prepare sets up the evidence for one run; it never changes the command.
 // exec --json: every line codex prints on stdout is read as it passes
-// through. Interactive: the rollout is followed once proven (Rollout).
-func (Driver) Prepare(ctx context.Context, l *agent.Launch) error {
-	switch Classify(l.Argv) {
+// through. Interactive: the rollout is followed once proven (Follower),
+// from the moment the process has started.
+func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
+	switch Classify(withoutNode(l.Argv)) {
 	case ModeExec:
 		tap := &execTap{tracker: l.Tracker}
 		tap.lines = NewLines(tap.line)
 		l.Stdout = tap
 		l.Close = tap.close
+		l.Report = tap.report
 	case ModeInteractive:
-		// Needs the launched process's identity: see Follower.
+		f := NewFollower(l.Tracker)
+		l.Started = f.Start
+		l.Close = f.Stop
+		l.Report = func(t *jsonl.Terminal) {
+			r := f.Report()
+			t.CodexRollout = &r
+		}
 	}
 	return nil
 }
@@ -126,11 +165,28 @@ type execTap struct {
 	tracker *agent.Tracker
 	reader  ExecReader
 	lines   *Lines
+
+	mu    sync.Mutex
+	turns int            // turn.completed and turn.failed seen
+	usage map[string]any // the last turn's usage, as codex reported it
 }
 
 func (t *execTap) Write(p []byte) (int, error) { return t.lines.Write(p) }
 
-func (t *execTap) line(b []byte) { t.tracker.Apply(t.reader.Line(b)) }
+func (t *execTap) line(b []byte) {
+	out := t.reader.Line(b)
+	for _, o := range out.Observations {
+		if o.Native == "turn.completed" || o.Native == "turn.failed" {
+			t.mu.Lock()
+			t.turns++
+			if u, ok := o.Facts["usage"].(map[string]any); ok {
+				t.usage = u
+			}
+			t.mu.Unlock()
+		}
+	}
+	t.tracker.Apply(out)
+}
 
 // close counts what could not be read as a whole line.
 func (t *execTap) close() {
@@ -140,4 +196,25 @@ func (t *execTap) close() {
 	for range t.lines.Oversized {
 		t.tracker.Apply(agent.Unrecognize(t.reader.Session(), "(line over 1 MiB)"))
 	}
+}
+
+// report is codex's own account of the run, attributed to it.
+func (t *execTap) report(term *jsonl.Terminal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.turns == 0 {
+		return
+	}
+	turns := int64(t.turns)
+	r := &jsonl.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
+	if t.usage != nil {
+		u := &jsonl.AgentUsage{}
+		for k, dst := range map[string]**int64{"input": &u.Input, "cacheRead": &u.CacheRead, "cacheCreation": &u.CacheCreation, "output": &u.Output} {
+			if n, ok := t.usage[k].(int64); ok {
+				*dst = &n
+			}
+		}
+		r.Usage = u
+	}
+	term.AgentReport = r
 }

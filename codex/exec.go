@@ -170,13 +170,20 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 	return agent.Observe(obs)
 }
 
-// report attributes what codex said about itself: it is recorded as its
-// report, never as lcwrap's claim.
-func report(m map[string]any) map[string]any {
-	return map[string]any{"agentReport": m}
+// report is what codex said about itself: the Tracker records facts as
+// its report (details.reported), never as lcwrap's claim.
+func report(m map[string]any) map[string]any { return m }
+
+// usageNames are lcwrap's names for codex's token counts (those of
+// jsonl.AgentUsage where they mean the same).
+var usageNames = map[string]string{
+	"input_tokens": "input", "cached_input_tokens": "cacheRead", "cache_write_input_tokens": "cacheCreation",
+	"output_tokens": "output", "reasoning_output_tokens": "reasoningOutput",
 }
 
-// usage keeps the token counts codex reported (integers only).
+// usage keeps the token counts codex reported (integers only), under
+// lcwrap's names; a count it does not know keeps its name without the
+// "_tokens" suffix.
 func usage(raw json.RawMessage) map[string]any {
 	var m map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
@@ -185,9 +192,14 @@ func usage(raw json.RawMessage) map[string]any {
 	out := map[string]any{}
 	for k, v := range m {
 		var n int64
-		if json.Unmarshal(v, &n) == nil && len(out) < 16 {
-			out[cutTag(k)] = n
+		if json.Unmarshal(v, &n) != nil || len(out) >= 16 {
+			continue
 		}
+		name, ok := usageNames[k]
+		if !ok {
+			name = cutTag(strings.TrimSuffix(strings.TrimSuffix(k, "_tokens"), "_token"))
+		}
+		out[name] = n
 	}
 	if len(out) == 0 {
 		return nil

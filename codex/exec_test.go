@@ -22,7 +22,8 @@ func TestExecRecording(t *testing.T) {
 	sink.check(t)
 	want := `created created
 state_changed starting
-state_changed running prompt submitted
+state_changed running
+activity prompt submitted
 activity command: /bin/bash -lc 'echo lcwrap-marker'
 activity command done
 activity agent message

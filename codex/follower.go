@@ -3,12 +3,14 @@ package codex
 import (
 	"context"
 	"errors"
+	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // ProvePoll is how often a Follower looks for the rollout until it is
@@ -23,6 +25,10 @@ const followPoll = 100 * time.Millisecond
 // Without proof it records nothing about a session: the run stays at
 // process level. Safe for concurrent use.
 type Follower struct {
+	// OnProof, when set before Start, is called once with the proof,
+	// before the rollout's first line is read.
+	OnProof func(Proof)
+
 	tracker *agent.Tracker
 	prove   func(procid.Identity) (Proof, error)
 
@@ -113,12 +119,15 @@ func (f *Follower) follow(ctx context.Context, p Proof) {
 	f.mu.Lock()
 	f.proof = &p
 	f.mu.Unlock()
+	if f.OnProof != nil {
+		f.OnProof(p)
+	}
 	r := &RolloutReader{Thread: p.ThreadID}
 	first := true
 	lines := NewLines(func(b []byte) {
 		out := r.Line(b)
 		if first && len(out.Observations) == 1 && out.Observations[0].Kind == agent.SessionStarted {
-			facts := map[string]any{"rolloutProof": p.Details()}
+			facts := map[string]any{"rolloutProof": p.Facts()}
 			for k, v := range out.Observations[0].Facts {
 				facts[k] = v
 			}
@@ -182,38 +191,40 @@ func refusalKind(err error) string {
 // Report says what the Follower proved or why it proved nothing, and
 // which of the tree's daemons outlived it, for the launched (or adopted)
 // process's terminal event. Call it after Stop.
-func (f *Follower) Report() map[string]any {
+func (f *Follower) Report() jsonl.CodexRollout {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	r := map[string]any{}
+	var r jsonl.CodexRollout
 	switch {
 	case f.proof != nil:
-		r["rollout"] = "followed"
-		r["rolloutProof"] = f.proof.Details()
+		r.Rollout = "followed"
+		pr := f.proof.Typed()
+		r.Proof = &pr
 		if f.readErr != nil {
-			r["rolloutError"] = f.readErr.Error()
+			r.ReadError = f.readErr.Error()
 		}
 	default:
-		r["rollout"] = "not followed"
-		r["note"] = "no rollout file was proven to be this process's (held open by it or a descendant serving no one else); the run is reported at process level only"
+		r.Rollout = "not followed"
+		r.Note = "no rollout file was proven to be this process's (held open by it or a descendant serving no one else); the run is reported at process level only"
 		if f.last != nil {
-			r["lastCheck"] = f.last.Error()
+			r.LastCheck = f.last.Error()
 		}
 	}
 	if len(f.refused) > 0 {
-		r["refusals"] = f.refused
+		r.Refusals = jsonl.IntMap(f.refused)
 	}
-	var alive []map[string]any
-	for _, d := range f.leaders {
-		v := procid.Check(procid.System, d.id)
-		if v.Status != procid.Alive {
+	pids := make([]int, 0, len(f.leaders))
+	for pid := range f.leaders {
+		pids = append(pids, pid)
+	}
+	sort.Ints(pids)
+	for _, pid := range pids {
+		d := f.leaders[pid]
+		if procid.Check(procid.System, d.id).Status != procid.Alive {
 			continue
 		}
-		alive = append(alive, map[string]any{"process": d.id, "command": d.command, "ownSession": true,
-			"note": "a descendant that runs in a session of its own (setsid) and outlived the launched process; lcwrap's leftover report, which looks at the launched process's group, does not include it"})
-	}
-	if len(alive) > 0 {
-		r["daemons"] = alive
+		r.Daemons = append(r.Daemons, jsonl.CodexDaemon{Process: d.id, Command: d.command, OwnSession: true,
+			Note: "a descendant that runs in a session of its own (setsid) and outlived the launched process; lcwrap's leftover report, which looks at the launched process's group, does not include it"})
 	}
 	return r
 }

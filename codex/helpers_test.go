@@ -14,6 +14,7 @@ import (
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/projection"
 )
@@ -95,14 +96,7 @@ func feed(tr *agent.Tracker, data []byte, read func([]byte) agent.Outcome) {
 // locally and fails under CI.
 func requireCodex(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("codex")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("codex is not installed (npm install -g @openai/codex@0.171.0): %v", err)
-		}
-		t.Skip("codex is not installed: npm install -g @openai/codex@0.171.0")
-	}
-	return p
+	return testtool.Need(t, "codex", "npm install -g @openai/codex@0.171.0")
 }
 
 // codexEnv is a private HOME and CODEX_HOME pointed at a mock serving
@@ -120,32 +114,8 @@ func codexEnv(t *testing.T, script ...mockresponses.Step) ([]string, string, *mo
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+ch, mockresponses.EnvKey+"=sk-lcwrap-test-not-a-key", "NO_COLOR=1")
-	t.Cleanup(func() { stopDaemons(t, ch) })
+	t.Cleanup(func() { mockresponses.StopDaemons(ch) })
 	return env, ch, srv
-}
-
-// stopDaemons ends the app-server daemons a test's codex left running:
-// those whose executable lives under its own CODEX_HOME (so, started by
-// this test).
-func stopDaemons(t *testing.T, codexHome string) {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		exe, err := os.Readlink("/proc/" + e.Name() + "/exe")
-		if err != nil || !strings.HasPrefix(exe, codexHome+string(filepath.Separator)) {
-			continue
-		}
-		if p, err := os.FindProcess(atoi(e.Name())); err == nil {
-			p.Kill()
-		}
-	}
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // runExec runs `codex exec --json` with a prompt and returns its stdout.
@@ -163,16 +133,4 @@ func runExec(t *testing.T, env []string, prompt string) []byte {
 		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.Bytes())
 	}
 	return out
-}
-
-// io_copy copies until the pty is closed (EIO).
-func io_copy(w *screen, r *os.File) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		w.Write(buf[:n])
-		if err != nil {
-			return
-		}
-	}
 }

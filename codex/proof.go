@@ -4,8 +4,10 @@ import (
 	"errors"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // Proof says why a rollout file is the session of one process tree: the
@@ -29,20 +31,25 @@ type Proof struct {
 	Executable string
 }
 
-// Details is the proof as event details.
-func (p Proof) Details() map[string]any {
-	d := map[string]any{
-		"rollout":    p.Path,
-		"threadId":   p.ThreadID,
-		"holder":     p.Holder,
-		"chain":      p.Chain,
-		"ownSession": p.OwnSession,
-		"evidence":   "open-file-descriptor",
+// Typed is the proof as the details shape lcwrap records.
+func (p Proof) Typed() jsonl.RolloutProof {
+	return jsonl.RolloutProof{
+		Chain: p.Chain, Evidence: "open-file-descriptor", Holder: p.Holder, HolderExecutable: p.Executable,
+		OwnSession: p.OwnSession, Rollout: p.Path, ThreadID: p.ThreadID,
 	}
-	if p.Executable != "" {
-		d["holderExecutable"] = p.Executable
+}
+
+// Facts is the proof as facts of the session's created event.
+func (p Proof) Facts() map[string]any {
+	chain := make([]any, len(p.Chain))
+	for i, pid := range p.Chain {
+		chain[i] = pid
 	}
-	return d
+	return map[string]any{
+		"rollout": p.Path, "threadId": p.ThreadID, "chain": chain, "ownSession": p.OwnSession,
+		"holder":   map[string]any{"pid": p.Holder.PID, "startTime": int64(p.Holder.StartTime)},
+		"evidence": "open-file-descriptor",
+	}
 }
 
 // Why proving failed; NotYet is the ordinary answer before codex has
@@ -58,18 +65,24 @@ var (
 
 // rolloutName matches codex's rollout file names and captures the thread
 // id (a UUID) at their end.
-var rolloutName = regexp.MustCompile(`^rollout-.*-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+// (Both compile on first use: at package init they would cost every
+// lcwrap process start-up time.)
+var rolloutName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^rollout-.*-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+})
 
 // rolloutDir matches the sessions/YYYY/MM/DD directory a rollout lives in.
-var rolloutDir = regexp.MustCompile(`/sessions/[0-9]{4}/[0-9]{2}/[0-9]{2}$`)
+var rolloutDir = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/sessions/[0-9]{4}/[0-9]{2}/[0-9]{2}$`)
+})
 
 // threadOf returns the thread id in a rollout path, or "" when the path is
 // not one of codex's rollout files.
 func threadOf(path string) string {
-	if !rolloutDir.MatchString(filepath.Dir(path)) {
+	if !rolloutDir().MatchString(filepath.Dir(path)) {
 		return ""
 	}
-	m := rolloutName.FindStringSubmatch(filepath.Base(path))
+	m := rolloutName().FindStringSubmatch(filepath.Base(path))
 	if m == nil {
 		return ""
 	}

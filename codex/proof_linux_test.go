@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // TestMain lets the test binary be a helper process: LCWRAP_CODEX_HELPER
@@ -33,7 +34,9 @@ func TestMain(m *testing.M) {
 			conns = append(conns, c)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testtool.Cleanup()
+	os.Exit(code)
 }
 
 const threadA = "01a23100-aaaa-7bbb-8ccc-000000000001"

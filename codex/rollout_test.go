@@ -37,10 +37,10 @@ func testRolloutRecording(t *testing.T, file, marker string) {
 	sink.check(t)
 	got := sink.summary()
 	for _, want := range []string{
-		"created created\nstate_changed starting\nstate_changed running prompt submitted\n",
+		"created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n",
 		"activity exec_command: echo " + marker + "\n",
 		"activity command done\n",
-		"state_changed waiting turn ended; waiting for the user\n",
+		"state_changed waiting\nactivity turn ended; waiting for the user\n",
 		"terminal lost\n",
 	} {
 		if !strings.Contains(got, want) {

@@ -2,6 +2,7 @@ package docs
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -200,5 +201,36 @@ func TestFrontDoor(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(ci)), "\n")
 	if last := lines[len(lines)-1]; last != cmds[1] {
 		t.Errorf(".ci/run ends with %q; README's test command is %q", last, cmds[1])
+	}
+}
+
+// README's first command builds the real binary and runs a command under
+// it in one line, keeping the command's exit code (what go run loses).
+func TestFirstCommand(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(b), "\n## Two commands\n")
+	_, block, _ = strings.Cut(block, "```sh\n")
+	first, _, _ := strings.Cut(block, "\n")
+	if !strings.Contains(first, "go build -o bin/lcwrap ./cmd/lcwrap && bin/lcwrap ") {
+		t.Fatalf("README's first command does not build and run the real binary: %q", first)
+	}
+	if !strings.Contains(string(b), "go run ./cmd/lcwrap") || !strings.Contains(string(b), "exit status 3") {
+		t.Errorf("README does not say why the first command is not go run ./cmd/lcwrap")
+	}
+	tmp := t.TempDir()
+	line := strings.ReplaceAll(first, "bin/lcwrap", filepath.Join(tmp, "lcwrap"))
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "LCWRAP_JOURNAL="+filepath.Join(tmp, "journal.jsonl"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "hello\nexit 3\n" {
+		t.Fatalf("README's first command: %v, output %q; want hello and exit 3", err, out)
+	}
+	j, err := os.ReadFile(filepath.Join(tmp, "journal.jsonl"))
+	if err != nil || strings.Count(string(j), "\n") != 4 {
+		t.Errorf("the journal after it: %v, %q; want its four events", err, j)
 	}
 }

@@ -20,4 +20,6 @@
 // Writing an event records an observation, nothing more. The emitter never
 // adds a field that says a task succeeded, and it never invents a state: the
 // caller decides kind and state from what it saw.
+//
+// Where it sits among the other packages: docs/design.md.
 package emit

@@ -141,7 +141,10 @@ func (e *Emitter) Close() error {
 	var errs []error
 	for _, s := range e.sinks {
 		if err := s.Close(); err != nil && !s.disabled {
-			errs = append(errs, fmt.Errorf("%s: %w", s.Name(), err))
+			if !strings.HasPrefix(err.Error(), s.Name()) {
+				err = fmt.Errorf("%s: %w", s.Name(), err)
+			}
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

@@ -2,7 +2,6 @@ package emit
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/lcwrap/lcwrap/journal"
@@ -104,7 +103,7 @@ func (s *JournalSink) Close() error {
 	<-s.done
 	var err error
 	if s.err != nil && !s.reported {
-		err = fmt.Errorf("journal %s: %w", s.j.Path(), s.err)
+		err = s.err // journal errors name the journal already
 	}
 	return errors.Join(err, s.j.Close())
 }

@@ -123,7 +123,7 @@ func TestJournalSinkFailureReportedOnce(t *testing.T) {
 // A failure nobody saw yet comes back from Close.
 func TestJournalSinkCloseReturnsUnreportedFailure(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
-	os.WriteFile(path, []byte(`{"torn":`), 0o600)
+	os.WriteFile(path, []byte("{\"bad\":\n"), 0o600) // a torn final line would be healed
 	s := NewJournalSink(openJournal(t, path, journal.Options{}))
 	e := New(Options{}, s)
 	e.Child("c", jsonl.Lineage{}, capabilities.Launched(true)).Emit(Spec{Kind: jsonl.KindHeartbeat})

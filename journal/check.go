@@ -12,7 +12,7 @@ import (
 // to pos.
 func checkLine(path string, l jsonl.Line, pos int64) (jsonl.Record, *BlockedError) {
 	bad := func(class jsonl.Class, reason string) *BlockedError {
-		return &BlockedError{Path: path, Line: pos, Offset: l.Offset, Class: class,
+		return &BlockedError{Path: path, Line: pos, Offset: l.Offset, Class: class, size: l.Size,
 			Reason: jsonl.CutRunes(redact.Text(reason), jsonl.MaxDiagnosticText)}
 	}
 	switch l.Problem {

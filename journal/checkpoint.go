@@ -2,15 +2,15 @@ package journal
 
 import (
 	"bytes"
-	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -37,7 +37,7 @@ type checkpoint struct {
 // Outcomes: nil (whether or not the checkpoint was used); an *fs.PathError
 // wrapping ErrSymlink when the checkpoint path is a symlink.
 func (j *Journal) loadCheckpoint() error {
-	f, err := os.OpenFile(j.ckpt, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := openFile(j.ckpt, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return &fs.PathError{Op: "read checkpoint", Path: j.ckpt, Err: ErrSymlink}
@@ -67,8 +67,8 @@ func (j *Journal) loadCheckpoint() error {
 	if _, be := checkLine(j.path, l, c.Lines); be != nil {
 		return nil
 	}
-	j.size, j.lines, j.lastOff = c.Size, c.Lines, c.LastOffset
-	j.last = append(j.last[:0], line...)
+	j.cur.off, j.cur.pos, j.cur.lastOff = c.Size, c.Lines, c.LastOffset
+	j.cur.last = append(j.cur.last[:0], line...)
 	j.unsaved = 0
 	return nil
 }
@@ -78,18 +78,19 @@ func (j *Journal) loadCheckpoint() error {
 // left alone and the checkpoint is not written; failures only mean the
 // next fresh writer reads more.
 func (j *Journal) saveCheckpoint() {
-	if j.lines == 0 {
+	if j.cur.pos == 0 {
 		return
 	}
 	if fi, err := os.Lstat(j.ckpt); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return
 	}
-	sum := sha256.Sum256(j.last)
-	b, _ := json.Marshal(checkpoint{Version: 1, Size: j.size, Lines: j.lines, LastOffset: j.lastOff, LastSHA256: hex.EncodeToString(sum[:])})
-	var raw [8]byte
-	crand.Read(raw[:])
-	tmp := fmt.Sprintf("%s.tmp-%x", j.ckpt, raw)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	sum := sha256.Sum256(j.cur.last)
+	b, _ := json.Marshal(checkpoint{Version: 1, Size: j.cur.off, Lines: j.cur.pos, LastOffset: j.cur.lastOff, LastSHA256: hex.EncodeToString(sum[:])})
+	// One temporary name: checkpoints are saved only under the lock, so
+	// no other saver is using it, and one killed while saving leaves a
+	// file the next save simply overwrites.
+	tmp := j.ckpt + ".tmp"
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return
 	}
@@ -99,4 +100,20 @@ func (j *Journal) saveCheckpoint() {
 		return
 	}
 	j.unsaved = 0
+}
+
+// sweepCheckpointTemps removes the temporary checkpoints (.tmp-<hex>)
+// that writers before the fixed temporary name left when they were killed
+// while saving one (Repair calls it, under the lock).
+func (j *Journal) sweepCheckpointTemps() {
+	dir, prefix := filepath.Dir(j.ckpt), filepath.Base(j.ckpt)+".tmp-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

@@ -7,8 +7,9 @@ import (
 )
 
 var (
-	// ErrBlocked means the journal holds bad content: nothing is appended
-	// until `lcwrap journal repair` moves it aside.
+	// ErrBlocked means the journal holds bad content no quarantine record
+	// covers: nothing is appended until `lcwrap journal repair`
+	// quarantines it.
 	ErrBlocked = errors.New("journal is append-blocked")
 	// ErrLockTimeout means the lock stayed held, by an owner that is alive
 	// or not provably dead, for the whole lock timeout.
@@ -19,6 +20,10 @@ var (
 	// ErrSymlink means a symlink sits where the journal, its lock or its
 	// checkpoint belongs; lcwrap never follows one.
 	ErrSymlink = errors.New("refusing to follow a symlink")
+	// ErrNotRegular means the journal path names something other than a
+	// regular file (a FIFO, a device, a directory); lcwrap reads and
+	// writes only regular files.
+	ErrNotRegular = errors.New("not a regular file")
 	// ErrInvalidLine means a line handed to Append is not one valid event
 	// without a journalSequence, so the journal would refuse it later.
 	ErrInvalidLine = errors.New("not a valid event line")

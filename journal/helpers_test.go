@@ -87,8 +87,15 @@ var helpers = map[string]func(args []string) int{
 		return 0
 	},
 	// hold PATH: take the lock, say "held", and keep it until stdin closes.
-	"hold": func(args []string) int {
-		l := &locker{dir: args[0] + ".lock", stale: time.Hour, table: procid.System}
+	"hold": func(args []string) int { return hold(args[0], false) },
+	// hold-foreign PATH: hold as a writer without the kernel lock does (a
+	// reference writer, an older lcwrap): mkdir, no protocol marker.
+	"hold-foreign": func(args []string) int { return hold(args[0], true) },
+}
+
+func hold(path string, foreign bool) int {
+	{
+		l := &locker{dir: path + ".lock", stale: time.Hour, table: procid.System, noKernel: foreign, noRename: foreign}
 		tok, err := l.acquire(10 * time.Second)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -102,7 +109,7 @@ var helpers = map[string]func(args []string) int{
 		}
 		l.close()
 		return 0
-	},
+	}
 }
 
 // helperProc is a running helper with its stdout collected line by line.
@@ -137,7 +144,6 @@ func startHelper(t *testing.T, name string, args ...string) *helperProc {
 	h := &helperProc{cmd: cmd, stdin: stdin, done: make(chan struct{})}
 	h.cond = sync.NewCond(&h.mu)
 	go func() {
-		defer close(h.done)
 		r := bufio.NewReader(out)
 		for {
 			s, err := r.ReadString('\n')
@@ -150,6 +156,7 @@ func startHelper(t *testing.T, name string, args ...string) *helperProc {
 			h.mu.Unlock()
 		}
 		h.mu.Lock()
+		close(h.done) // before the broadcast: waiters check it when they wake
 		h.cond.Broadcast()
 		h.mu.Unlock()
 	}()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"encoding/json"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -54,6 +57,11 @@ type Options struct {
 	// MaxLineBytes caps a line, journalSequence included (default and
 	// maximum jsonl.DefaultMaxLineBytes: readers refuse longer lines).
 	MaxLineBytes int
+	// MaxBytes seals the live file and starts a new one when an append
+	// would take it past this size (0: never). Refused, silently, on a
+	// journal where a writer without the kernel lock was seen: reference
+	// writers know only the live file.
+	MaxBytes int64
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -107,6 +115,13 @@ const checkpointEvery = 1024
 // well under a millisecond. (A variable for tests.)
 var checkpointOnClose int64 = 64
 
+// checkpointOnSync is how many lines verified since the checkpoint make an
+// append that asks for a sync (a run's terminal batch, usually its last),
+// or a process's first append, refresh it inside the same lock hold: a
+// fresh process then verifies about this many lines past the checkpoint
+// at most (about 3 µs each), and nobody pays an extra lock cycle for it.
+const checkpointOnSync = 16
+
 // closeLockBudget bounds how long Close waits for the lock to save the
 // checkpoint; the checkpoint only saves work, so a busy lock skips it.
 const closeLockBudget = 200 * time.Millisecond
@@ -123,14 +138,17 @@ type Journal struct {
 	refs int
 	f    *os.File // O_RDWR|O_APPEND
 
-	// The verified prefix: [0, size) holds lines 1..lines, all valid; the
-	// last one, at lastOff, is remembered to detect a rewritten file.
+	// The verified prefix of the live file: [0, cur.off) holds lines up to
+	// journalSequence cur.pos, all valid or quarantined; the last one, at
+	// cur.lastOff, is remembered to detect a rewritten file.
 	loaded  bool // the checkpoint was consulted
-	size    int64
-	lines   int64
-	last    []byte
-	lastOff int64
+	cur     cursor
 	unsaved int64 // lines verified since the checkpoint was read or written
+	foreign bool  // a writer without the kernel lock was seen (cached)
+	// appended is set after the first append: a process's first append
+	// (often its only one, as for lcwrap emit) refreshes the checkpoint in
+	// its own lock hold when it had many lines to verify.
+	appended bool
 }
 
 var (
@@ -175,6 +193,8 @@ func Open(path string, opts Options) (*Journal, error) {
 		refs: 1,
 		f:    f,
 	}
+	j.reset()
+	j.lock.onForeign = j.markForeign
 	registry[abs] = j
 	return j, nil
 }
@@ -182,14 +202,14 @@ func Open(path string, opts Options) (*Journal, error) {
 // openJournalFile opens (creating it when missing) the journal for reading
 // and appending, never through a symlink.
 func openJournalFile(path string) (*os.File, error) {
-	const flags = os.O_RDWR | os.O_APPEND | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
+	const flags = os.O_RDWR | os.O_APPEND | syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
 	for {
-		f, err := os.OpenFile(path, flags, 0)
+		f, err := openFile(path, flags, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 				return nil, fmt.Errorf("journal directory: %w", err)
 			}
-			f, err = os.OpenFile(path, flags|os.O_CREATE|os.O_EXCL, 0o600)
+			f, err = openFile(path, flags|os.O_CREATE|os.O_EXCL, 0o600)
 			if errors.Is(err, fs.ErrExist) {
 				continue // created by someone else meanwhile
 			}
@@ -207,10 +227,28 @@ func openJournalFile(path string) (*os.File, error) {
 		}
 		if !fi.Mode().IsRegular() {
 			f.Close()
-			return nil, fmt.Errorf("journal %s is not a regular file", path)
+			return nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
 		}
 		return f, nil
 	}
+}
+
+// openFile opens a regular file with open(2) and wraps the descriptor
+// without registering it with the runtime's poller (os.OpenFile tries,
+// which costs several system calls per file on the start-up path; regular
+// files are never pollable). O_NONBLOCK only keeps the open itself from
+// blocking on a FIFO: it is cleared again, and the caller checks the type.
+func openFile(path string, flags int, perm uint32) (*os.File, error) {
+	fd, err := syscall.Open(path, flags, perm)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	if flags&syscall.O_NONBLOCK != 0 {
+		if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
+		}
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // journalPathError turns ELOOP from O_NOFOLLOW into ErrSymlink.
@@ -258,6 +296,30 @@ func (j *Journal) Append(lines [][]byte, sync bool) (int64, error) {
 	}
 	return j.append(sync, func() ([][]byte, error) { return events, nil })
 }
+
+// Ready checks that the journal takes appends now: it takes the lock
+// (healing a dead writer's torn tail like Append) and releases it,
+// appending nothing.
+//
+// Outcomes: nil; those of Append (a *LockTimeoutError, a *BlockedError,
+// ...).
+func (j *Journal) Ready() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.refs == 0 {
+		return ErrClosed
+	}
+	if err := j.catchUp(false); err != nil {
+		return err
+	}
+	_, err := j.appendLocked(false, func() ([][]byte, error) { return nil, errReady })
+	if errors.Is(err, errReady) {
+		return nil
+	}
+	return err
+}
+
+var errReady = errors.New("ready")
 
 // Key names one sequence space: (source, sourceEpoch, childId).
 type Key struct {
@@ -318,19 +380,21 @@ func (j *Journal) append(sync bool, prepare func() ([][]byte, error)) (int64, er
 	if err := j.catchUp(false); err != nil {
 		return 0, err
 	}
-	first, err := j.appendLocked(prepare)
+	first, err := j.appendLocked(sync, prepare)
 	if err != nil {
 		return 0, err
 	}
 	if j.opts.Fsync == FsyncAlways || (sync && j.opts.Fsync == FsyncTerminal) {
-		if err := j.f.Sync(); err != nil {
+		// fdatasync: the appended bytes and the file size, without the
+		// timestamps fsync would also flush.
+		if err := unix.Fdatasync(int(j.f.Fd())); err != nil {
 			return first, fmt.Errorf("journal %s: fsync: %w", j.path, err)
 		}
 	}
 	return first, nil
 }
 
-func (j *Journal) appendLocked(prepare func() ([][]byte, error)) (first int64, err error) {
+func (j *Journal) appendLocked(sync bool, prepare func() ([][]byte, error)) (first int64, err error) {
 	tok, err := j.lock.acquire(j.opts.LockTimeout)
 	if err != nil {
 		return 0, err
@@ -341,14 +405,49 @@ func (j *Journal) appendLocked(prepare func() ([][]byte, error)) (first int64, e
 		}
 	}()
 	if err := j.catchUp(true); err != nil {
-		return 0, err
+		var be *BlockedError
+		if !errors.As(err, &be) || be.Class != jsonl.ClassTruncated {
+			return 0, err
+		}
+		// Under the lock, a final line without newline is the fragment of
+		// a writer that died inside write(2): quarantine it in place.
+		if _, err := j.quarantineRange(be, "heal"); err != nil {
+			return 0, err
+		}
 	}
 	events, err := prepare()
 	if err != nil {
 		return 0, err
 	}
-	first = j.lines + 1
 	var buf bytes.Buffer
+	lastStart, err := j.encode(&buf, events, j.cur.pos+1)
+	if err != nil {
+		return 0, err
+	}
+	if j.opts.MaxBytes > 0 && j.cur.off > 0 && j.cur.off+int64(buf.Len()) > j.opts.MaxBytes && !j.foreignSeen() {
+		if err := j.rotate(); err != nil {
+			return 0, err
+		}
+		buf.Reset()
+		if lastStart, err = j.encode(&buf, events, j.cur.pos+1); err != nil {
+			return 0, err
+		}
+	}
+	first = j.cur.pos + 1
+	if err := j.write(buf.Bytes(), lastStart, int64(len(events))); err != nil {
+		return 0, err
+	}
+	j.unsaved += int64(len(events))
+	if j.unsaved >= checkpointEvery || (sync || !j.appended) && j.unsaved >= checkpointOnSync {
+		j.saveCheckpoint()
+	}
+	j.appended = true
+	return first, nil
+}
+
+// encode writes events to buf numbered from first and returns the offset
+// of the last one in buf.
+func (j *Journal) encode(buf *bytes.Buffer, events [][]byte, first int64) (int, error) {
 	lastStart := 0
 	for i, b := range events {
 		lastStart = buf.Len()
@@ -360,24 +459,27 @@ func (j *Journal) appendLocked(prepare func() ([][]byte, error)) (first int64, e
 			return 0, fmt.Errorf("journal: line %d of %d: %w: %d bytes with its journalSequence, cap %d", i+1, len(events), ErrLineTooLong, n, j.opts.MaxLineBytes)
 		}
 	}
-	if n, err := j.f.Write(buf.Bytes()); err != nil {
-		if n > 0 {
-			// Our own bytes, never committed: cut them back so that no
-			// torn line is left for others.
-			j.f.Truncate(j.size)
+	return lastStart, nil
+}
+
+// write appends b (n whole lines, the last at lastStart) with one write
+// and moves the verified prefix past it.
+func (j *Journal) write(b []byte, lastStart int, n int64) error {
+	if k, err := j.f.Write(b); err != nil {
+		// Nothing is cut back (a follower may have read the lines written
+		// whole): the lines written whole are in the journal, and a final
+		// partial line is healed by the next lock holder like any torn
+		// write.
+		if k > 0 {
+			return fmt.Errorf("journal %s: the write stopped after %d of %d bytes (the lines written whole stay in the journal; a partial last line is quarantined by the next writer): %w", j.path, k, len(b), err)
 		}
-		return 0, fmt.Errorf("journal %s: %w", j.path, err)
+		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
-	b := buf.Bytes()
-	j.lastOff = j.size + int64(lastStart)
-	j.last = append(j.last[:0], b[lastStart:len(b)-1]...)
-	j.size += int64(len(b))
-	j.lines += int64(len(events))
-	j.unsaved += int64(len(events))
-	if j.unsaved >= checkpointEvery {
-		j.saveCheckpoint()
-	}
-	return first, nil
+	j.cur.lastOff = j.cur.off + int64(lastStart)
+	j.cur.last = append(j.cur.last[:0], b[lastStart:len(b)-1]...)
+	j.cur.off += int64(len(b))
+	j.cur.pos += n
+	return nil
 }
 
 // Close releases this caller's share of the writer. The last Close saves
@@ -412,7 +514,7 @@ func (j *Journal) Close() error {
 
 // reset forgets the verified prefix.
 func (j *Journal) reset() {
-	j.size, j.lines, j.lastOff, j.last = 0, 0, 0, j.last[:0]
+	j.cur = cursor{path: j.path, f: j.f, keepLast: true, last: j.cur.last[:0]}
 }
 
 // catchUp extends the verified prefix to the end of the file. It first
@@ -434,37 +536,23 @@ func (j *Journal) catchUp(locked bool) error {
 	if err := j.reopenIfReplaced(); err != nil {
 		return err
 	}
-	fi, err := j.f.Stat()
+	size, err := fileSize(j.f)
 	if err != nil {
 		return err
 	}
-	size := fi.Size()
-	if size < j.size || !j.lastLineInPlace() {
+	if size < j.cur.off || !j.lastLineInPlace() {
 		j.reset()
 	}
-	if size == j.size {
+	if size == j.cur.off {
 		return nil
 	}
-	lr := jsonl.NewLineReader(io.NewSectionReader(j.f, j.size, size-j.size), j.opts.MaxLineBytes)
-	lr.SetOffset(j.size, j.lines)
-	lr.Follow = !locked
-	for {
-		l, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("journal %s: %w", j.path, err)
-		}
-		if _, be := checkLine(j.path, l, j.lines+1); be != nil {
-			return be
-		}
-		j.lastOff = l.Offset
-		j.last = append(j.last[:0], l.Bytes...)
-		j.size = l.Offset + l.Size
-		j.lines++
-		j.unsaved++
+	before := j.cur.pos
+	err = j.cur.run(size, locked, j.opts.MaxLineBytes, nil)
+	j.unsaved += j.cur.pos - before
+	if be := (*BlockedError)(nil); errors.As(err, &be) {
+		return be
 	}
+	return err
 }
 
 // reopenIfReplaced reopens the journal when the path names another file
@@ -490,15 +578,47 @@ func (j *Journal) reopenIfReplaced() error {
 	return nil
 }
 
+// markForeign records, beside the journal, that a writer without the
+// kernel lock (a reference writer, an older lcwrap) holds the lock
+// directory: rotation is refused on this journal from now on.
+func (j *Journal) markForeign(o owner) {
+	if j.foreign {
+		return
+	}
+	j.foreign = true
+	name := j.path + ".lock.foreign"
+	if _, err := os.Lstat(name); err == nil {
+		return
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return
+	}
+	b, _ := json.Marshal(map[string]any{"seenAt": time.Now().UTC().Format(time.RFC3339Nano), "owner": o})
+	f.Write(append(b, '\n'))
+	f.Close()
+}
+
+// foreignSeen reports whether a writer without the kernel lock was ever
+// seen on this journal (by any lcwrap process).
+func (j *Journal) foreignSeen() bool {
+	if !j.foreign {
+		if _, err := os.Lstat(j.path + ".lock.foreign"); err == nil {
+			j.foreign = true
+		}
+	}
+	return j.foreign
+}
+
 // lastLineInPlace reports whether the remembered last line is still where
 // it was: one pread, so a truncate-and-regrow is noticed cheaply.
 func (j *Journal) lastLineInPlace() bool {
-	if j.size == 0 {
+	if j.cur.off == 0 {
 		return true
 	}
-	b := make([]byte, j.size-j.lastOff)
-	if _, err := j.f.ReadAt(b, j.lastOff); err != nil {
+	b := make([]byte, j.cur.off-j.cur.lastOff)
+	if _, err := j.f.ReadAt(b, j.cur.lastOff); err != nil {
 		return false
 	}
-	return b[len(b)-1] == '\n' && bytes.Equal(b[:len(b)-1], j.last)
+	return b[len(b)-1] == '\n' && bytes.Equal(b[:len(b)-1], j.cur.last)
 }

@@ -115,28 +115,16 @@ func badContent(t *testing.T, file string) (content []byte, line int64, offset i
 }
 
 // Each class of bad content blocks appends with a typed error naming line
-// and offset, leaves the file byte for byte unchanged, and still lets
-// readers see the valid prefix. Repair then moves exactly the bad tail to a
-// quarantine file, and the journal verifies and continues.
+// and offset (a torn final line is healed by the next writer instead),
+// leaves the file byte for byte unchanged, and still lets readers see the
+// valid prefix. Repair then quarantines exactly the bad range in place —
+// every original byte stays where it was, a copy goes to the quarantine
+// file — and the journal verifies and continues after the record.
 func TestBadContentBlocksAndRepairs(t *testing.T) {
 	for _, c := range badFixtures {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
 			content, line, offset := badContent(t, c.file)
 			path := writeJournal(t, content)
-			j := openT(t, path, Options{LockTimeout: time.Second})
-			for i := 0; i < 2; i++ { // the second time from the writer's memory
-				_, err := j.Append([][]byte{testEvent("c", 1)}, false)
-				var be *BlockedError
-				if !errors.As(err, &be) || !errors.Is(err, ErrBlocked) {
-					t.Fatalf("append after %s content: %v", c.class, err)
-				}
-				if be.Line != line || be.Offset != offset || be.Class != c.class || be.Path == "" {
-					t.Fatalf("blocked at line %d byte %d (%s), want line %d byte %d (%s)", be.Line, be.Offset, be.Class, line, offset, c.class)
-				}
-			}
-			if got, _ := os.ReadFile(path); !bytes.Equal(got, content) {
-				t.Fatal("a blocked journal was changed")
-			}
 			var seen int64
 			err := Scan(path, 0, func(rec jsonl.Record, raw []byte) error { seen++; return nil })
 			var be *BlockedError
@@ -147,29 +135,65 @@ func TestBadContentBlocksAndRepairs(t *testing.T) {
 			if err != nil || r.Blocked == nil || r.Blocked.Line != line || r.Valid != line-1 || r.Prefix != offset || r.Size != int64(len(content)) {
 				t.Fatalf("verify: %+v %v", r, err)
 			}
-
-			rep, err := Repair(path, Options{LockTimeout: time.Second})
+			j := openT(t, path, Options{LockTimeout: time.Second})
+			if c.class != jsonl.ClassTruncated {
+				for i := 0; i < 2; i++ { // the second time from the writer's memory
+					_, err := j.Append([][]byte{testEvent("c", 1)}, false)
+					var be *BlockedError
+					if !errors.As(err, &be) || !errors.Is(err, ErrBlocked) {
+						t.Fatalf("append after %s content: %v", c.class, err)
+					}
+					if be.Line != line || be.Offset != offset || be.Class != c.class || be.Path == "" {
+						t.Fatalf("blocked at line %d byte %d (%s), want line %d byte %d (%s)", be.Line, be.Offset, be.Class, line, offset, c.class)
+					}
+				}
+				if got, _ := os.ReadFile(path); !bytes.Equal(got, content) {
+					t.Fatal("a blocked journal was changed")
+				}
+			}
+			var q *Quarantined
+			var copyName string
+			if c.class == jsonl.ClassTruncated {
+				first, err := j.Append([][]byte{testEvent("c", 1)}, false)
+				// The torn line keeps position line, the record line+1.
+				if err != nil || first != line+2 {
+					t.Fatalf("append after a torn tail: at %d, %v (want the tail healed)", first, err)
+				}
+				r := mustVerify(t, path)
+				if len(r.Quarantined) != 1 || r.Quarantined[0].By != "heal" {
+					t.Fatalf("healed: %+v", r.Quarantined)
+				}
+				q = &r.Quarantined[0]
+				copyName = filepath.Join(filepath.Dir(path), q.Copy)
+			} else {
+				rep, err := Repair(path, Options{LockTimeout: time.Second})
+				if err != nil {
+					t.Fatal(err)
+				}
+				q, copyName = rep.Range, rep.Quarantine
+				if rep.KeptBytes != offset || rep.KeptLines != line-1 || rep.QuarantinedBytes != int64(len(content))-offset {
+					t.Fatalf("report %+v", rep)
+				}
+				mustVerify(t, path)
+				first, err := j.Append([][]byte{testEvent("c", 1)}, false)
+				if want := rep.NextSequence; err != nil || first != want {
+					t.Fatalf("after repair: appended at %d, want %d, %v", first, want, err)
+				}
+			}
+			after, _ := os.ReadFile(path)
+			if !bytes.HasPrefix(after, content) {
+				t.Fatal("a byte of the journal was changed or moved")
+			}
+			cp, err := os.ReadFile(copyName)
 			if err != nil {
 				t.Fatal(err)
 			}
-			q, err := os.ReadFile(rep.Quarantine)
-			if err != nil {
-				t.Fatal(err)
+			if q.From != offset || q.To != int64(len(content))+map[bool]int64{true: 2}[q.Terminated] ||
+				!bytes.Equal(cp, after[q.From:q.To]) || q.FirstSequence != line || q.Lines != int64(bytes.Count(after[q.From:q.To], []byte("\n"))) {
+				t.Fatalf("quarantined %+v; copy %q", q, cp)
 			}
-			kept, _ := os.ReadFile(path)
-			if !bytes.Equal(append(append([]byte(nil), kept...), q...), content) {
-				t.Fatal("journal + quarantine do not hold every original byte")
-			}
-			if rep.KeptBytes != offset || rep.KeptLines != line-1 || rep.MovedBytes != int64(len(q)) || rep.MovedLines != int64(bytes.Count(content[offset:], []byte("\n"))+map[bool]int{true: 1}[!bytes.HasSuffix(content, []byte("\n"))]) {
-				t.Fatalf("report %+v", rep)
-			}
-			if fi, _ := os.Stat(rep.Quarantine); fi.Mode().Perm() != 0o600 || !strings.HasPrefix(filepath.Base(rep.Quarantine), "journal.jsonl.quarantine-") {
-				t.Fatalf("quarantine %s mode %v", rep.Quarantine, fi.Mode())
-			}
-			mustVerify(t, path)
-			first, err := j.Append([][]byte{testEvent("c", 1)}, false)
-			if err != nil || first != line {
-				t.Fatalf("after repair: appended at %d, %v", first, err)
+			if fi, _ := os.Stat(copyName); fi.Mode().Perm() != 0o600 || !strings.HasPrefix(filepath.Base(copyName), "journal.jsonl.quarantine-") {
+				t.Fatalf("quarantine %s mode %v", copyName, fi.Mode())
 			}
 			mustVerify(t, path)
 			again, err := Repair(path, Options{})
@@ -638,12 +662,17 @@ func TestFollowSurvivesRepair(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("torn tail not reported")
 	}
-	if _, err := Repair(path, Options{}); err != nil {
+	rep, err := Repair(path, Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	// The torn line keeps position 4, the quarantine record is 5.
+	if rep.NextSequence != 6 {
+		t.Fatalf("repair: %+v", rep)
+	}
 	j.Append([][]byte{testEvent("f", 4), testEvent("f", 5)}, false)
-	expect(4)
-	expect(5)
+	expect(6)
+	expect(7)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
@@ -710,6 +739,16 @@ func FuzzReplay(f *testing.F) {
 		line := testEvent("fuzz", 1)
 		first, err := j.Append([][]byte{line}, false)
 		got, _ := os.ReadFile(path)
+		if !r.Clean() && r.Blocked.Class == jsonl.ClassTruncated {
+			// A torn final line is healed in place by the next writer.
+			if err != nil || !bytes.HasPrefix(got, content) {
+				t.Fatalf("torn tail not healed: %v", err)
+			}
+			if r2 := mustVerify(t, path); len(r2.Quarantined) != 1 || r2.Valid != first {
+				t.Fatalf("after heal: %+v", r2)
+			}
+			return
+		}
 		if !r.Clean() {
 			if !errors.Is(err, ErrBlocked) {
 				t.Fatalf("appended after bad content (%v): %v", r.Blocked, err)

@@ -14,6 +14,11 @@ func renameNoReplace(from, to string) error {
 	return unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
 }
 
+// exchange swaps a and b atomically; both must exist.
+func exchange(a, b string) error {
+	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+}
+
 // pause sleeps for d with the kernel's timer precision (time.Sleep rounds
 // short sleeps up to about a millisecond on some virtual machines).
 func pause(d time.Duration) {

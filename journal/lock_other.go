@@ -10,4 +10,7 @@ import (
 // renameNoReplace is unavailable here: the lock falls back to mkdir.
 func renameNoReplace(from, to string) error { return errors.ErrUnsupported }
 
+// exchange is unavailable here: a reclaim renames aside.
+func exchange(a, b string) error { return errors.ErrUnsupported }
+
 func pause(d time.Duration) { time.Sleep(d) }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -14,21 +17,24 @@ import (
 )
 
 // ClassNonMonotonic is the class of a line whose journalSequence is missing
-// or differs from its 1-based position.
+// or differs from its position.
 const ClassNonMonotonic jsonl.Class = "non-monotonic"
 
-// BlockedError is the first bad line of a journal: nothing may be appended
-// after it until `lcwrap journal repair` moves it aside.
+// BlockedError is the first bad line of a journal that no quarantine
+// record covers: nothing may be appended after it until `lcwrap journal
+// repair` quarantines it (a dead writer's torn final line is quarantined
+// by the next writer by itself).
 type BlockedError struct {
-	Path   string
-	Line   int64       // 1-based line number
-	Offset int64       // byte offset of the line's first byte
+	Path   string      // the file holding the line
+	Line   int64       // its position (journalSequence it occupies)
+	Offset int64       // byte offset of the line's first byte in Path
 	Class  jsonl.Class // a jsonl class or ClassNonMonotonic
 	Reason string      // redacted, one line
+	size   int64       // the line's size, its newline included
 }
 
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("journal %s is append-blocked at line %d (byte %d): %s: %s; run 'lcwrap journal repair' to move the bad tail aside",
+	return fmt.Sprintf("journal %s is append-blocked at line %d (byte %d): %s: %s; run 'lcwrap journal repair' to quarantine the bad range",
 		e.Path, e.Line, e.Offset, e.Class, e.Reason)
 }
 
@@ -44,11 +50,21 @@ var tornGrace = 100 * time.Millisecond
 // pollInterval is how often Follow looks for appended lines.
 const pollInterval = 50 * time.Millisecond
 
-// openRead opens a journal for reading, never through a symlink.
+// openRead opens a journal file for reading, never through a symlink,
+// never blocking on a FIFO, and refusing anything but a regular file.
 func openRead(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := openFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, journalPathError("open journal", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
 	}
 	return f, nil
 }
@@ -76,92 +92,416 @@ func (w *tailWait) torn(path string, at int64) bool {
 	return false
 }
 
-// lineSource reads a journal from its start; an unfinished final line is
-// waited for (see tailWait) and then returned as truncated.
-type lineSource struct {
-	path string
-	lr   *jsonl.LineReader
-	w    tailWait
+// sealedPrefix is what a sealed file's name adds to the journal's path,
+// followed by the journalSequence of its first line (zero-padded).
+const sealedPrefix = ".sealed-"
+
+// sealedName is the name a file whose first line is at first gets when it
+// is sealed.
+func sealedName(path string, first int64) string {
+	return fmt.Sprintf("%s%s%012d", path, sealedPrefix, first)
 }
 
-func newLineSource(path string, f *os.File) *lineSource {
-	lr := jsonl.NewLineReader(f, jsonl.DefaultMaxLineBytes)
-	lr.Follow = true
-	return &lineSource{path: path, lr: lr}
+// sealed is a sealed file of a journal.
+type sealed struct {
+	path  string
+	first int64
 }
 
-func (s *lineSource) next() (jsonl.Line, error) {
-	for {
-		l, err := s.lr.Next()
-		if !errors.Is(err, io.EOF) || s.lr.Buffered() == 0 {
-			return l, err
+// sealedFiles lists the sealed files of the journal at path in journal
+// order. A sealed name that is still the live file (a rotation that died
+// between its two steps) is not listed.
+func sealedFiles(path string) ([]sealed, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)+sealedPrefix
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
 		}
-		if s.w.torn(s.path, s.lr.Offset()) {
-			s.lr.Follow = false // now Next reports it as truncated
+		return nil, err
+	}
+	var out []sealed
+	var live os.FileInfo
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		time.Sleep(time.Millisecond)
+		n, err := strconv.ParseInt(rest, 10, 64)
+		if err != nil || n < 1 {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if live == nil {
+			live, _ = os.Lstat(path)
+		}
+		if fi, err := os.Lstat(p); err == nil && live != nil && os.SameFile(fi, live) {
+			continue
+		}
+		out = append(out, sealed{path: p, first: n})
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].first < out[b].first })
+	return out, nil
+}
+
+// Sealed returns the paths of the journal's sealed files, oldest first;
+// with the live file they are one journal.
+func Sealed(path string) ([]string, error) {
+	s, err := sealedFiles(path)
+	var out []string
+	for _, f := range s {
+		out = append(out, f.path)
+	}
+	return out, err
+}
+
+// NoticeKind says what a reader noticed about the journal's files.
+type NoticeKind string
+
+// The notices.
+const (
+	// NoticeRotated: the live file was sealed and a new one started.
+	NoticeRotated NoticeKind = "rotated"
+	// NoticeQuarantined: a bad range was skipped, as a record after it says.
+	NoticeQuarantined NoticeKind = "quarantined"
+	// NoticeReplaced: the live file was replaced by one that does not
+	// continue it (moved away, deleted, rewritten); it is read from its start.
+	NoticeReplaced NoticeKind = "replaced"
+)
+
+// Notice is something a reader noticed (see ReadOptions.OnNotice).
+type Notice struct {
+	Kind        NoticeKind
+	Path        string       // the file concerned
+	Quarantined *Quarantined // for NoticeQuarantined
+	Sequence    int64        // the journalSequence the reader had reached
+}
+
+// ReadOptions configures Read and FollowWith.
+type ReadOptions struct {
+	// After is the cursor: only lines with a greater journalSequence are
+	// passed on.
+	After int64
+	// Control passes the journal's own records (IsControl) to fn too.
+	Control bool
+	// OnBlocked is called once per bad line that no quarantine record
+	// covers (Follow waits there for a repair).
+	OnBlocked func(*BlockedError)
+	// OnNotice is called for rotations, skipped ranges and replacements.
+	OnNotice func(Notice)
+}
+
+// reader reads a journal's sealed files and then its live file as one.
+type reader struct {
+	path string
+	o    ReadOptions
+	fn   func(jsonl.Record, []byte) error
+
+	seen       int64 // highest journalSequence passed on (or the cursor)
+	doneSealed int64 // first journalSequence of the last sealed file read (0: none)
+	f          *os.File
+	live       bool // f is the live file
+	moved      bool // the live file just read was sealed or replaced
+	cur        cursor
+	w          tailWait
+	reported   *BlockedError
+	blocked    *BlockedError // the first bad line of a sealed file, kept for Read's result
+}
+
+func newReader(path string, o ReadOptions, fn func(jsonl.Record, []byte) error) *reader {
+	return &reader{path: path, o: o, fn: fn, seen: o.After}
+}
+
+func (r *reader) close() {
+	if r.f != nil {
+		r.f.Close()
+		r.f = nil
 	}
 }
 
-// Scan calls fn for each valid line of the journal at path whose
-// journalSequence is greater than after, in order. raw is the line as
-// stored, without its newline, valid only during the call. Scan takes no
+func (r *reader) visit(rec jsonl.Record, raw []byte, ctl *controlDetails) error {
+	if ctl != nil {
+		if ctl.Journal.Quarantined != nil && r.cur.resolving && r.o.OnNotice != nil {
+			r.o.OnNotice(Notice{Kind: NoticeQuarantined, Path: r.cur.path, Quarantined: ctl.Journal.Quarantined, Sequence: rec.JournalSequence})
+		}
+		if !r.o.Control {
+			return nil
+		}
+	}
+	if rec.JournalSequence <= r.seen {
+		return nil
+	}
+	r.seen = rec.JournalSequence
+	return r.fn(rec, raw)
+}
+
+func (r *reader) notice(n Notice) {
+	if r.o.OnNotice != nil {
+		r.o.OnNotice(n)
+	}
+}
+
+func (r *reader) block(be *BlockedError) {
+	if r.reported != nil && r.reported.Path == be.Path && r.reported.Offset == be.Offset && r.reported.Class == be.Class {
+		return
+	}
+	r.reported = be
+	if r.o.OnBlocked != nil {
+		r.o.OnBlocked(be)
+	}
+}
+
+// look reads what can be read now. follow says whether an unfinished or
+// bad end of the live file is waited for (true) or final (false).
+//
+// Outcomes: nil (caught up; the live file may be missing); a
+// *BlockedError at a bad line of the live file; fn's error; I/O errors.
+func (r *reader) look(follow bool) error {
+	for {
+		if r.f == nil {
+			done, err := r.openNext()
+			if err != nil || done {
+				return err
+			}
+		}
+		size, err := fileSize(r.f)
+		if err != nil {
+			return err
+		}
+		if !r.live {
+			// Sealed: immutable and whole.
+			err := r.cur.run(size, true, jsonl.DefaultMaxLineBytes, r.visit)
+			var be *BlockedError
+			if errors.As(err, &be) {
+				r.block(be)
+				if r.blocked == nil {
+					r.blocked = be
+				}
+				err = nil
+			}
+			if err != nil {
+				return err
+			}
+			r.close()
+			continue
+		}
+		err = r.cur.run(size, false, jsonl.DefaultMaxLineBytes, r.visit)
+		var be *BlockedError
+		if err != nil && !errors.As(err, &be) {
+			return err
+		}
+		if be == nil && r.cur.partial > 0 {
+			if !r.w.torn(r.path, r.cur.off) {
+				if !follow {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				return nil
+			}
+			err = r.cur.run(size, true, jsonl.DefaultMaxLineBytes, r.visit)
+			if err != nil && !errors.As(err, &be) {
+				return err
+			}
+		}
+		// Was the live file sealed or replaced meanwhile? Then what it
+		// holds is final: read it to its end and go on with the next.
+		if moved, err := r.liveMoved(); err != nil || !moved {
+			if be != nil {
+				r.block(be)
+				return be
+			}
+			return err
+		}
+		if size2, err := fileSize(r.f); err == nil && size2 > size {
+			if err := r.cur.run(size2, true, jsonl.DefaultMaxLineBytes, r.visit); err != nil && !errors.As(err, &be) {
+				return err
+			}
+		}
+		r.doneSealed = max(r.doneSealed, r.firstOf())
+		r.moved = true
+		r.close()
+	}
+}
+
+// firstOf is the first journalSequence of the open file (its base + 1).
+func (r *reader) firstOf() int64 { return r.cur.basePos + 1 }
+
+// liveMoved reports whether the live path no longer names the open file.
+func (r *reader) liveMoved() (bool, error) {
+	pfi, err := os.Lstat(r.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	ffi, err := r.f.Stat()
+	if err != nil {
+		return false, err
+	}
+	return !os.SameFile(pfi, ffi), nil
+}
+
+// openNext opens the next sealed file not read yet, else the live file.
+// done is true when there is nothing to read (no live file yet).
+func (r *reader) openNext() (done bool, err error) {
+	for attempt := 0; ; attempt++ {
+		files, err := sealedFiles(r.path)
+		if err != nil {
+			return false, err
+		}
+		for i, s := range files {
+			if s.first <= r.doneSealed {
+				continue
+			}
+			if i+1 < len(files) && files[i+1].first <= r.seen+1 {
+				r.doneSealed = s.first // holds only lines the cursor is past
+				continue
+			}
+			f, err := openRead(s.path)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return false, err
+			}
+			r.doneSealed = s.first
+			r.start(f, s.path, false)
+			return false, nil
+		}
+		f, err := openRead(r.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		prev := r.cur.pos
+		r.start(f, r.path, true)
+		base := r.cur.pos
+		if base > prev && attempt < 3 {
+			// A gap: a rotation may have sealed a file after we listed
+			// them. Look again before taking the gap as it is.
+			if again, _ := sealedFiles(r.path); len(again) > 0 && again[len(again)-1].first > r.doneSealed && again[len(again)-1].first <= base {
+				r.close()
+				r.cur = cursor{pos: prev}
+				continue
+			}
+		}
+		if prev > 0 && base < prev {
+			// Not a continuation: read the new file from its start.
+			r.notice(Notice{Kind: NoticeReplaced, Path: r.path, Sequence: prev})
+			r.seen = base
+		} else if r.moved {
+			r.notice(Notice{Kind: NoticeRotated, Path: r.path, Sequence: prev})
+		}
+		r.moved = false
+		return false, nil
+	}
+}
+
+// start makes f the file being read, its position the one its first line
+// says (a segment start) or 0.
+func (r *reader) start(f *os.File, path string, live bool) {
+	r.f, r.live = f, live
+	r.cur = cursor{path: path, f: f}
+	r.cur.pos = peekBase(f)
+	r.cur.basePos = r.cur.pos
+	r.w = tailWait{}
+}
+
+// peekBase returns the position before a file's first line: that of its
+// segment-start record, or 0.
+func peekBase(f *os.File) int64 {
+	c := cursor{path: "", f: f}
+	var base int64
+	size, err := fileSize(f)
+	if err != nil || size == 0 {
+		return 0
+	}
+	c.run(min(size, int64(jsonl.DefaultMaxLineBytes)+1), false, jsonl.DefaultMaxLineBytes, func(rec jsonl.Record, raw []byte, ctl *controlDetails) error {
+		if ctl != nil && ctl.Journal.Segment != nil && rec.Line.Offset == 0 {
+			base = rec.JournalSequence - 1
+		}
+		return errStop
+	})
+	return base
+}
+
+var errStop = errors.New("stop")
+
+// Read calls fn for each valid event line of the journal at path — its
+// sealed files, then the live file, as one journal — whose journalSequence
+// is greater than o.After, in order. Quarantined ranges are skipped (the
+// records naming them go to fn only with o.Control). raw is the line as
+// stored, without its newline, valid only during the call. Read takes no
 // lock; a final line without newline is waited for briefly while a writer
 // holds the lock, then treated as truncated.
 //
 // Outcomes: nil after the last line; fn's error as it is; a *BlockedError
-// (wrapping ErrBlocked) at the first bad line, after fn has seen every valid
-// line before it; an error wrapping fs.ErrNotExist when there is no journal;
-// an *fs.PathError wrapping ErrSymlink when the path is a symlink; other I/O
-// errors wrapped with the path.
-func Scan(path string, after int64, fn func(rec jsonl.Record, raw []byte) error) error {
-	f, err := openRead(path)
-	if err != nil {
+// (wrapping ErrBlocked) at the first bad line no record covers, after fn
+// has seen every valid line before it (a bad line in a sealed file is
+// reported the same way, after the lines of the later files); an error
+// wrapping fs.ErrNotExist when there is no journal; an *fs.PathError
+// wrapping ErrSymlink or ErrNotRegular; other I/O errors wrapped with the
+// path.
+func Read(path string, o ReadOptions, fn func(rec jsonl.Record, raw []byte) error) error {
+	if _, err := openCheck(path); err != nil {
 		return err
 	}
-	defer f.Close()
-	src := newLineSource(path, f)
-	for {
-		l, err := src.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("journal %s: %w", path, err)
-		}
-		rec, be := checkLine(path, l, l.Number)
-		if be != nil {
-			return be
-		}
-		if rec.JournalSequence > after {
-			if err := fn(rec, l.Bytes); err != nil {
-				return err
-			}
-		}
+	r := newReader(path, o, fn)
+	defer r.close()
+	if err := r.look(false); err != nil {
+		return err
 	}
+	if r.blocked != nil {
+		return r.blocked
+	}
+	return nil
 }
 
-// Follow is Scan that keeps going: after the last line it looks for new
-// ones every 50 ms (polling: it works on every file system, sees a
-// truncation as plainly as an append, and costs one fstat per look) until
-// ctx is done. It reads only whole lines and never keeps a partial one
-// between looks, so a concurrent `journal repair` that cuts a bad tail
-// leaves it reading on from the repaired end. At a bad line it calls
-// onBlocked (when not nil) once and waits for a repair. A journal that does
-// not exist yet is waited for; one replaced by another file is read from
-// its start.
-//
-// Outcomes: ctx.Err() when ctx is done; fn's error as it is; an error when
-// the journal shrank below lines already read (something other than lcwrap
-// rewrote it); an *fs.PathError wrapping ErrSymlink; other I/O errors.
+// openCheck checks that the live file can be read (it exists, is regular
+// and no symlink).
+func openCheck(path string) (bool, error) {
+	f, err := openRead(path)
+	if err != nil {
+		return false, err
+	}
+	f.Close()
+	return true, nil
+}
+
+// Scan is Read with only a cursor.
+func Scan(path string, after int64, fn func(rec jsonl.Record, raw []byte) error) error {
+	return Read(path, ReadOptions{After: after}, fn)
+}
+
+// Follow is FollowWith with a cursor and a blocked callback.
 func Follow(ctx context.Context, path string, after int64, fn func(rec jsonl.Record, raw []byte) error, onBlocked func(*BlockedError)) error {
-	fl := follower{path: path, seen: after, fn: fn, onBlocked: onBlocked}
-	defer fl.close()
+	return FollowWith(ctx, path, ReadOptions{After: after, OnBlocked: onBlocked}, fn)
+}
+
+// FollowWith is Read that keeps going: after the last line it looks for
+// new ones every 50 ms (polling: it works on every file system and costs
+// one fstat per look) until ctx is done. It reads only whole lines. A
+// rotation is followed (the sealed file is read to its end, then the new
+// one); a repair or a heal appends a quarantine record after the bad
+// range, which lets it read on; a bad line no record covers is reported
+// once through o.OnBlocked and waited at. A journal that does not exist
+// yet is waited for; one replaced by a file that does not continue it is
+// read from its start (o.OnNotice says so).
+//
+// Outcomes: ctx.Err() when ctx is done; fn's error as it is; an
+// *fs.PathError wrapping ErrSymlink or ErrNotRegular; other I/O errors.
+func FollowWith(ctx context.Context, path string, o ReadOptions, fn func(rec jsonl.Record, raw []byte) error) error {
+	r := newReader(path, o, fn)
+	defer r.close()
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
-		if err := fl.look(); err != nil {
+		err := r.look(true)
+		var be *BlockedError
+		if err != nil && !errors.As(err, &be) {
 			return err
 		}
 		select {
@@ -172,147 +512,104 @@ func Follow(ctx context.Context, path string, after int64, fn func(rec jsonl.Rec
 	}
 }
 
-type follower struct {
-	path      string
-	seen      int64 // highest journalSequence handed to fn (or the cursor)
-	fn        func(jsonl.Record, []byte) error
-	onBlocked func(*BlockedError)
-
-	f        *os.File
-	off, pos int64 // end of the lines read, and their count
-	reported *BlockedError
-	w        tailWait
-}
-
-func (fl *follower) close() {
-	if fl.f != nil {
-		fl.f.Close()
-	}
-}
-
-// look reads whatever whole lines were appended since the last look.
-func (fl *follower) look() error {
-	if fl.f != nil {
-		pfi, err := os.Lstat(fl.path)
-		ffi, ferr := fl.f.Stat()
-		if err != nil || ferr != nil || !os.SameFile(pfi, ffi) {
-			fl.close()
-			fl.f, fl.off, fl.pos, fl.seen = nil, 0, 0, 0 // a new journal: read it all
-		}
-	}
-	if fl.f == nil {
-		f, err := openRead(fl.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		fl.f = f
-	}
-	fi, err := fl.f.Stat()
-	if err != nil {
-		return err
-	}
-	size := fi.Size()
-	if size < fl.off {
-		return fmt.Errorf("journal %s shrank to %d bytes, below the %d bytes already read: something other than lcwrap rewrote it; start again", fl.path, size, fl.off)
-	}
-	if size == fl.off {
-		return nil
-	}
-	lr := jsonl.NewLineReader(io.NewSectionReader(fl.f, fl.off, size-fl.off), jsonl.DefaultMaxLineBytes)
-	lr.SetOffset(fl.off, fl.pos)
-	lr.Follow = true
-	for {
-		l, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			if lr.Buffered() > 0 && fl.w.torn(fl.path, fl.off) {
-				fl.block(&BlockedError{Path: fl.path, Line: fl.pos + 1, Offset: fl.off, Class: jsonl.ClassTruncated,
-					Reason: fmt.Sprintf("final line has no newline (%d bytes): a torn or unfinished write", lr.Buffered())})
-			}
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("journal %s: %w", fl.path, err)
-		}
-		rec, be := checkLine(fl.path, l, fl.pos+1)
-		if be != nil {
-			fl.block(be)
-			return nil
-		}
-		fl.off, fl.pos = l.Offset+l.Size, fl.pos+1
-		if rec.JournalSequence > fl.seen {
-			fl.seen = rec.JournalSequence
-			if err := fl.fn(rec, l.Bytes); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// block reports a bad line once.
-func (fl *follower) block(be *BlockedError) {
-	if fl.reported != nil && fl.reported.Offset == be.Offset && fl.reported.Class == be.Class {
-		return
-	}
-	fl.reported = be
-	if fl.onBlocked != nil {
-		fl.onBlocked(be)
-	}
-}
-
 // Report is what Verify found.
 type Report struct {
-	Path    string
-	Size    int64         // bytes in the file
-	Lines   int64         // lines in the file, a final unterminated one included
-	Valid   int64         // lines in the valid prefix (= its last journalSequence)
-	Prefix  int64         // bytes in the valid prefix
-	Blocked *BlockedError // the first bad line; nil when the journal is clean
-	// ByClass counts every bad line of the file, each judged on its own at
-	// its position.
+	Path   string
+	Sealed []string // the sealed files read before the live one
+	Size   int64    // bytes in all files
+	Lines  int64    // positions in the journal, a final unterminated line included
+	Valid  int64    // last journalSequence before the first problem
+	// Prefix is the byte offset of the first problem in Blocked.Path (the
+	// live file's size when clean).
+	Prefix      int64
+	Blocked     *BlockedError // the first bad line no record covers; nil when clean
+	Quarantined []Quarantined // ranges skipped, as their records say
+	// ByClass counts every bad line no record covers, each judged on its
+	// own at its position.
 	ByClass map[jsonl.Class]int64
 }
 
-// Clean reports whether every line is valid.
+// Clean reports whether every line is valid or quarantined.
 func (r Report) Clean() bool { return r.Blocked == nil }
 
-// Verify reads the whole journal, taking no lock, and judges every line at
-// its position (a final line without newline is waited for as in Scan). It
-// ignores the checkpoint.
+// Verify reads the whole journal (sealed files, then the live one), taking
+// no lock, and judges every line at its position (a final line without
+// newline is waited for as in Read). It ignores the checkpoint.
 //
-// Outcomes: a Report and nil (the Report says whether the journal is clean);
-// an error wrapping fs.ErrNotExist; an *fs.PathError wrapping ErrSymlink; an
-// I/O error.
+// Outcomes: a Report and nil (the Report says whether the journal is
+// clean); an error wrapping fs.ErrNotExist; an *fs.PathError wrapping
+// ErrSymlink or ErrNotRegular; an I/O error.
 func Verify(path string) (Report, error) {
-	r := Report{Path: path, ByClass: map[jsonl.Class]int64{}}
-	f, err := openRead(path)
+	rep := Report{Path: path, ByClass: map[jsonl.Class]int64{}}
+	if _, err := openCheck(path); err != nil {
+		return rep, err
+	}
+	files, err := sealedFiles(path)
 	if err != nil {
-		return r, err
+		return rep, err
 	}
-	defer f.Close()
-	src := newLineSource(path, f)
-	for {
-		l, err := src.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	check := func(p string, live bool) error {
+		f, err := openRead(p)
 		if err != nil {
-			return r, fmt.Errorf("journal %s: %w", path, err)
+			return err
 		}
-		r.Lines = l.Number
-		r.Size = l.Offset + l.Size
-		if _, be := checkLine(path, l, l.Number); be != nil {
-			r.ByClass[be.Class]++
-			if r.Blocked == nil {
-				r.Blocked = be
+		defer f.Close()
+		// Each file is numbered from its own segment-start record (0
+		// without one), as writers number it.
+		c := cursor{path: p, f: f}
+		c.pos = peekBase(f)
+		var w tailWait
+		for {
+			size, err := fileSize(f)
+			if err != nil {
+				return err
 			}
-			continue
-		}
-		if r.Blocked == nil {
-			r.Valid, r.Prefix = l.Number, r.Size
+			final := !live
+			err = c.run(size, final, jsonl.DefaultMaxLineBytes, func(rec jsonl.Record, raw []byte, ctl *controlDetails) error {
+				if ctl != nil && ctl.Journal.Quarantined != nil && c.resolving {
+					rep.Quarantined = append(rep.Quarantined, *ctl.Journal.Quarantined)
+				}
+				if rep.Blocked == nil {
+					rep.Valid = rec.JournalSequence
+				}
+				return nil
+			})
+			var be *BlockedError
+			if errors.As(err, &be) {
+				rep.ByClass[be.Class]++
+				if rep.Blocked == nil {
+					rep.Blocked, rep.Prefix = be, be.Offset
+				}
+				c.off, c.pos = be.Offset+be.size, be.Line // judge the rest on its own
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if c.partial > 0 {
+				if !w.torn(path, c.off) {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				live = false // now the unfinished line is judged as truncated
+				continue
+			}
+			rep.Size += size
+			if rep.Blocked == nil && p == path {
+				rep.Prefix = size
+			}
+			rep.Lines = c.pos
+			return nil
 		}
 	}
-	return r, nil
+	for _, s := range files {
+		rep.Sealed = append(rep.Sealed, s.path)
+		if err := check(s.path, false); err != nil {
+			return rep, err
+		}
+	}
+	if err := check(path, true); err != nil {
+		return rep, err
+	}
+	return rep, nil
 }

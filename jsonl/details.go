@@ -166,6 +166,7 @@ type Terminal struct {
 	AgentReport          *AgentReport       `json:"agentReport,omitempty"`
 	AgentSessions        *AgentSessions     `json:"agentSessions,omitempty"`
 	HookRequestsRejected IntMap             `json:"hookRequestsRejected,omitempty"`
+	CodexRollout         *CodexRollout      `json:"codexRollout,omitempty"` // see details_codex.go
 
 	Cancel         *Cancel         `json:"cancel,omitempty"`
 	Check          string          `json:"check,omitempty"`
@@ -199,6 +200,9 @@ func (d Terminal) AppendDetails(o *Object) {
 		o.Object("childProcess", d.ChildProcess)
 	}
 	o.String("claim", d.Claim)
+	if d.CodexRollout != nil {
+		o.Object("codexRollout", d.CodexRollout)
+	}
 	o.OptString("error", d.Error)
 	if d.Exit != nil {
 		o.Object("exit", d.Exit)
@@ -255,7 +259,7 @@ func (e *Exit) AppendDetails(o *Object) {
 }
 
 // Cancel is the cancel request lcwrap delivered: the signal, who made it
-// ("signal", "timeout", "ready-timeout") and when.
+// ("signal", "timeout", "ready-timeout", "context") and when.
 type Cancel struct {
 	At     string `json:"at"`
 	By     string `json:"by"`
@@ -267,6 +271,7 @@ const (
 	CancelBySignal       = "signal"
 	CancelByTimeout      = "timeout"
 	CancelByReadyTimeout = "ready-timeout"
+	CancelByContext      = "context" // the program running supervise cancelled it
 )
 
 // AppendDetails implements Details.

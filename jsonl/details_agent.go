@@ -13,6 +13,9 @@ const (
 	// ClaimLaunchedProcessEnded: the agent's process ended while the child
 	// was still open; how the child ended is unknown.
 	ClaimLaunchedProcessEnded = "launched-process-ended"
+	// ClaimAgentProcessEnded: the agent's process, adopted, ended while
+	// the child was still open; how the child ended is unknown.
+	ClaimAgentProcessEnded = "agent-process-ended"
 	// ClaimSessionEnded: the session ended while this sub-agent was still
 	// open; how the sub-agent ended is unknown.
 	ClaimSessionEnded = "session-ended"

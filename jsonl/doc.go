@@ -38,4 +38,6 @@
 // cannot tell whether a producer lied. End of input is not completion: the
 // reader reports where the stream stopped, never that a child finished.
 // Nothing in this package panics on foreign input.
+//
+// Where it sits among the other packages: docs/design.md.
 package jsonl

@@ -107,35 +107,26 @@ func (o *Object) Null(k string) {
 }
 
 // Strings writes k: [v...] (null for a nil slice).
-func (o *Object) Strings(k string, v []string) {
-	o.key(k)
-	if v == nil {
-		o.b = append(o.b, "null"...)
-		return
-	}
-	o.b = append(o.b, '[')
-	for i, s := range v {
-		if i > 0 {
-			o.b = append(o.b, ',')
-		}
-		o.str(s)
-	}
-	o.b = append(o.b, ']')
-}
+func (o *Object) Strings(k string, v []string) { array(o, k, v, o.str) }
 
 // Ints writes k: [v...] (null for a nil slice).
 func (o *Object) Ints(k string, v []int) {
+	array(o, k, v, func(n int) { o.b = strconv.AppendInt(o.b, int64(n), 10) })
+}
+
+// array writes k: [each(v[0]),...] (null for a nil slice).
+func array[T any](o *Object, k string, v []T, each func(T)) {
 	o.key(k)
 	if v == nil {
 		o.b = append(o.b, "null"...)
 		return
 	}
 	o.b = append(o.b, '[')
-	for i, n := range v {
+	for i, e := range v {
 		if i > 0 {
 			o.b = append(o.b, ',')
 		}
-		o.b = strconv.AppendInt(o.b, int64(n), 10)
+		each(e)
 	}
 	o.b = append(o.b, ']')
 }

@@ -117,4 +117,6 @@
 // vouches for liveness and recorded state at one moment, not for progress;
 // an incomplete one never claims coverage it lacks. Authority to cancel is
 // a statement about one moment, and never exists for an adopted process.
+//
+// Where it sits among the other packages: docs/design.md.
 package projection

@@ -26,54 +26,82 @@ var sensitiveWords = map[string]bool{
 
 // SensitiveKey reports whether a key or flag name ("--api-key",
 // "GITHUB_TOKEN", "clientSecret") names a value that must be hidden.
+// Counts are not secrets: a key naming tokens in the plural or ending in
+// a count word ("input_tokens", "max_tokens", "token_count",
+// "output_tokens_details") is not sensitive unless it also names a
+// password, secret, credential or key.
 func SensitiveKey(name string) bool {
-	name = strings.TrimLeft(name, "-")
-	if name == "" {
+	ws := keyWords(name)
+	if len(ws) == 0 {
 		return false
 	}
 	var compact strings.Builder
-	var word strings.Builder
-	found := false
-	endWord := func() {
-		if sensitiveWords[word.String()] {
-			found = true
+	for _, w := range ws {
+		if sensitiveWords[w] {
+			return true
 		}
-		word.Reset()
-	}
-	var prev rune
-	for i, r := range name {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			// camelCase boundary: a lower letter followed by an upper one.
-			if i > 0 && unicode.IsUpper(r) && unicode.IsLower(prev) {
-				endWord()
-			}
-			lr := unicode.ToLower(r)
-			compact.WriteRune(lr)
-			word.WriteRune(lr)
-		default:
-			endWord()
-		}
-		prev = r
-	}
-	endWord()
-	if found {
-		return true
+		compact.WriteString(w)
 	}
 	c := compact.String()
+	count := countWords(ws)
 	for _, p := range sensitiveParts {
-		if strings.Contains(c, p) {
+		if strings.Contains(c, p) && !(count && (p == "token" || p == "bearer" || p == "signature")) {
 			return true
 		}
 	}
 	return false
 }
 
+// countKey reports whether a key names a count or a limit.
+func countKey(name string) bool { return countWords(keyWords(name)) }
+
+// countSuffixes end a key that names an amount ("token_count", "tokenLimit").
+var countSuffixes = map[string]bool{"count": true, "counts": true, "limit": true, "limits": true, "budget": true, "total": true, "usage": true, "len": true, "length": true, "size": true, "max": true, "min": true}
+
+func countWords(ws []string) bool {
+	for _, w := range ws {
+		if w == "tokens" {
+			return true
+		}
+	}
+	return len(ws) > 1 && countSuffixes[ws[len(ws)-1]]
+}
+
+// keyWords splits a key into lower-case words at separators and camelCase
+// boundaries ("X-Api-Key" -> x api key, "inputTokens" -> input tokens).
+func keyWords(name string) []string {
+	name = strings.TrimLeft(name, "-")
+	var ws []string
+	var word strings.Builder
+	end := func() {
+		if word.Len() > 0 {
+			ws = append(ws, word.String())
+			word.Reset()
+		}
+	}
+	var prev rune
+	for i, r := range name {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if i > 0 && unicode.IsUpper(r) && unicode.IsLower(prev) {
+				end()
+			}
+			word.WriteRune(unicode.ToLower(r))
+		default:
+			end()
+		}
+		prev = r
+	}
+	end()
+	return ws
+}
+
 // patterns are compiled on first use: most text (a command such as
 // "make test") never gets past the trigger pre-filter, and a wrapper's
 // start-up time is its speed.
 type patterns struct {
-	scheme, formats, pem, url, kv, flag *regexp.Regexp
+	scheme, formats, pem, url, kv, flag  *regexp.Regexp
+	userFlag, mysql, sshpass, prose, aws *regexp.Regexp
 }
 
 var compiled = sync.OnceValue(func() *patterns {
@@ -89,16 +117,24 @@ var compiled = sync.OnceValue(func() *patterns {
 			`|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
 		// PEM private key blocks, possibly cut off before their end line.
 		pem: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`),
-		// user:password@ in URLs.
-		url: regexp.MustCompile(`(://[^/\s:@]+:)([^/\s@]+)(@)`),
+		// user:password@ in URLs, the user possibly empty (redis://:pw@host).
+		url: regexp.MustCompile(`(://[^/\s:@]*:)([^/\s@]+)(@)`),
 		// key=value, key: value, "key": "value" (the quote may be cut off).
 		kv: regexp.MustCompile(`("?)([A-Za-z_][A-Za-z0-9_.\-]*)("?\s*[=:]\s*)(` +
 			`\[REDACTED\]` +
 			`|"(?:[^"\\]|\\.)*"?` +
 			`|'[^']*'?` +
-			`|[^\s,;&"'}\]\)]+)`),
+			`|[^\s,;&"'}\]\){\[]+)`),
 		// --flag value: a sensitive flag followed by a separate value.
 		flag: regexp.MustCompile(`(^|\s)(--?[A-Za-z][A-Za-z0-9_-]*)(\s+)(\[REDACTED\]|"[^"]*"?|'[^']*'?|[^\s-]\S*)`),
+		// curl -u user:password, --user, --proxy-user.
+		userFlag: regexp.MustCompile(`(^|\s)(-u|-U|--user|--proxy-user)(\s+|=)(["']?[^\s:'"]*:)([^\s'"]+)`),
+		// mysql -pPASSWORD (the password glued to -p), in a mysql-family command.
+		mysql: regexp.MustCompile(`(?i)(\b(?:mysql|mariadb)[a-z-]*\b[^\n]*?\s-p)([^\s'"]\S*)`),
+		// sshpass -p PASSWORD.
+		sshpass: regexp.MustCompile(`(\bsshpass\b[^\n]*?\s-p)(\s*)([^\s'"]\S*)`),
+		// "the password is hunter2".
+		prose: regexp.MustCompile(`(?i)\b(password|passwd|passphrase|passcode|secret|api key|token)(\s+(?:is|was|will be)\s+)(["']?)([^\s"',;.]+)`),
 	}
 })
 
@@ -111,7 +147,7 @@ var headerKeys = map[string]bool{"authorization": true, "proxy-authorization": t
 var triggers = []string{
 	"pass", "pwd", "pw", "secret", "token", "key", "auth", "cookie", "credential",
 	"bearer", "basic", "sk-", "gh", "xox", "akia", "asia", "eyj", "://", "private",
-	"signature", "session", "jwt",
+	"signature", "session", "jwt", "-u", "--user", "mysql", "mariadb",
 }
 
 func mayContainSecret(s string) bool {
@@ -121,20 +157,125 @@ func mayContainSecret(s string) bool {
 			return true
 		}
 	}
+	return hasBase64Run(s, 40)
+}
+
+// hasBase64Run reports whether s holds a run of exactly n base64
+// characters (the shape of an AWS secret access key).
+func hasBase64Run(s string, n int) bool {
+	run := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isB64(s[i]) {
+			run++
+			continue
+		}
+		if run == n {
+			return true
+		}
+		run = 0
+	}
 	return false
 }
 
+func isB64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '/' || c == '+'
+}
+
+// replaceKeyRuns hides every run of exactly 40 base64 characters (not
+// next to a '=') that looks random: a bare AWS secret access key.
+func replaceKeyRuns(s string) string {
+	var b strings.Builder
+	last, start := 0, -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isB64(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start == 40 && (i == len(s) || s[i] != '=') && (start == 0 || s[start-1] != '=') && looksRandom(s[start:i]) {
+			b.WriteString(s[last:start])
+			b.WriteString(Marker)
+			last = i
+		}
+		start = -1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// looksRandom reports whether a 40-character run mixes upper case, lower
+// case and digits, as a random key does and a hex digest, a word or an
+// identifier does not.
+func looksRandom(s string) bool {
+	var up, low, dig bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+		dig = dig || c >= '0' && c <= '9'
+	}
+	return up && low && dig
+}
+
+// proseStop are words that follow "password is" without being one.
+var proseStop = map[string]bool{
+	"required": true, "incorrect": true, "invalid": true, "wrong": true, "missing": true, "empty": true,
+	"set": true, "unset": true, "not": true, "too": true, "correct": true, "expired": true, "needed": true,
+	"optional": true, "the": true, "a": true, "an": true, "being": true, "now": true, "still": true,
+	"stored": true, "hidden": true, "changed": true, "valid": true, "weak": true, "strong": true,
+	"reset": true, "ok": true, "mandatory": true, "provided": true, "configured": true, "redacted": true,
+	"in": true, "from": true, "at": true, "only": true, "also": true, "never": true, "always": true,
+}
+
 // Text redacts secrets in free text (a log line, an activity message, a
-// malformed input line kept for a diagnostic).
+// malformed input line kept for a diagnostic). Text that is one JSON value
+// is redacted in place (see jsonText): the result is still valid JSON with
+// the same keys, and counts survive.
 func Text(s string) string {
 	if s == "" || !mayContainSecret(s) {
 		return s
+	}
+	if t := strings.TrimLeft(s, " \t\r\n"); t != "" && (t[0] == '{' || t[0] == '[') {
+		if out, ok := jsonText(s); ok {
+			return out
+		}
 	}
 	re := compiled()
 	s = re.pem.ReplaceAllString(s, Marker)
 	s = re.scheme.ReplaceAllString(s, "${1}${2}"+Marker)
 	s = re.formats.ReplaceAllString(s, Marker)
 	s = re.url.ReplaceAllString(s, "${1}"+Marker+"${3}")
+	s = replaceSubmatches(re.userFlag, s, func(sub []string) string {
+		if sub[5] == Marker {
+			return sub[0]
+		}
+		return sub[1] + sub[2] + sub[3] + sub[4] + Marker
+	})
+	s = replaceSubmatches(re.mysql, s, func(sub []string) string {
+		if sub[2] == Marker {
+			return sub[0]
+		}
+		return sub[1] + Marker
+	})
+	s = replaceSubmatches(re.sshpass, s, func(sub []string) string {
+		if sub[3] == Marker {
+			return sub[0]
+		}
+		return sub[1] + sub[2] + Marker
+	})
+	s = replaceSubmatches(re.prose, s, func(sub []string) string {
+		if sub[4] == "[REDACTED]" || strings.HasPrefix(sub[4], "[REDACTED") || proseStop[strings.ToLower(sub[4])] {
+			return sub[0]
+		}
+		return sub[1] + sub[2] + sub[3] + Marker
+	})
+	if hasBase64Run(s, 40) {
+		s = replaceKeyRuns(s)
+	}
 	s = replaceHeaders(s)
 	s = replaceSubmatches(re.kv, s, func(sub []string) string {
 		key, val := sub[2], sub[4]
@@ -226,16 +367,44 @@ func quoteLike(v string) string {
 // The result has the same length as args.
 func Argv(args []string) []string {
 	out := make([]string, len(args))
-	hideNext := false
+	hideNext, userNext := false, false
+	var tool string // a mysql-family command or sshpass seen so far
 	for i, a := range args {
 		if hideNext {
 			hideNext = false
 			out[i] = Marker
 			continue
 		}
+		if userNext {
+			userNext = false
+			if u, _, ok := strings.Cut(a, ":"); ok && !strings.HasPrefix(a, "-") {
+				out[i] = u + ":" + Marker
+				continue
+			}
+		}
+		if t := passwordTool(a); t != "" {
+			tool = t
+		}
 		if len(a) > 1 && a[0] == '-' {
 			name, _, hasValue := strings.Cut(a, "=")
-			if SensitiveKey(name) {
+			switch {
+			case tool == "sshpass" && a == "-p":
+				if i+1 < len(args) {
+					hideNext = true
+				}
+				out[i] = a
+				continue
+			case tool != "" && strings.HasPrefix(a, "-p") && len(a) > 2 && !strings.HasPrefix(a, "--") && a[2:] != Marker:
+				out[i] = "-p" + Marker // mysql -pPASSWORD, sshpass -pPASSWORD
+				continue
+			case name == "-u" || name == "-U" || name == "--user" || name == "--proxy-user":
+				if hasValue {
+					out[i] = Text(a)
+				} else {
+					out[i], userNext = a, true
+				}
+				continue
+			case SensitiveKey(name):
 				if hasValue {
 					out[i] = name + "=" + Marker
 					continue
@@ -250,6 +419,18 @@ func Argv(args []string) []string {
 		out[i] = Text(a)
 	}
 	return out
+}
+
+// passwordTool names commands whose -p option takes a password.
+func passwordTool(arg string) string {
+	base := arg[strings.LastIndexByte(arg, '/')+1:]
+	switch {
+	case base == "sshpass":
+		return "sshpass"
+	case strings.HasPrefix(base, "mysql"), strings.HasPrefix(base, "mariadb"):
+		return "mysql"
+	}
+	return ""
 }
 
 // Value redacts a decoded JSON value (as produced by encoding/json into

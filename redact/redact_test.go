@@ -127,3 +127,126 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// corpus reads testdata/redact/NAME: one case per line, # comments.
+func corpus(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "redact", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimSuffix(line, "\n")
+		if line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// Every planted secret is caught by Text and by Argv; the result is
+// idempotent, and a JSON line stays valid JSON with the same keys.
+func TestPlantedSecrets(t *testing.T) {
+	for _, c := range corpus(t, "planted.txt") {
+		secret, in, ok := strings.Cut(c, "\t")
+		if !ok {
+			t.Fatalf("bad corpus line %q", c)
+		}
+		got := Text(in)
+		if strings.Contains(got, secret) || !strings.Contains(got, Marker) {
+			t.Errorf("Text(%q) = %q", in, got)
+		}
+		if Text(got) != got {
+			t.Errorf("Text not idempotent on %q", got)
+		}
+		if strings.HasPrefix(in, "{") {
+			sameJSONKeys(t, in, got)
+			continue
+		}
+		if a := strings.Join(Argv(strings.Fields(in)), " "); strings.Contains(a, secret) && !strings.Contains(in, " is ") && !strings.Contains(in, " was ") {
+			t.Errorf("Argv(%q) = %q", in, a)
+		}
+		if a := strings.Join(Argv([]string{"claude", "-p", in}), " "); strings.Contains(a, secret) {
+			t.Errorf("Argv(claude -p %q) = %q", in, a)
+		}
+	}
+}
+
+// Look-alikes survive unchanged: counts, digests, ordinary flags, prose.
+func TestLookalikesSurvive(t *testing.T) {
+	for _, in := range corpus(t, "lookalikes.txt") {
+		if got := Text(in); got != in {
+			t.Errorf("Text(%q) = %q, want unchanged", in, got)
+		}
+		if f := strings.Fields(in); !reflect.DeepEqual(Argv(f), f) {
+			t.Errorf("Argv(%q) = %q, want unchanged", f, Argv(f))
+		}
+	}
+	if SensitiveKey("input_tokens") || SensitiveKey("output_tokens_details") || SensitiveKey("tokenCount") || !SensitiveKey("token") || !SensitiveKey("refresh_token") || !SensitiveKey("password_count_secret") {
+		t.Error("SensitiveKey: counts vs secrets")
+	}
+}
+
+// sameJSONKeys checks that out is valid JSON with the keys of in, in order.
+func sameJSONKeys(t *testing.T, in, out string) {
+	t.Helper()
+	if !json.Valid([]byte(out)) {
+		t.Fatalf("redacting %q broke JSON: %q", in, out)
+	}
+	if a, b := jsonKeys(in), jsonKeys(out); !reflect.DeepEqual(a, b) {
+		t.Fatalf("keys changed: %q -> %q", a, b)
+	}
+}
+
+// jsonKeys lists the object keys of a JSON document in order of appearance.
+func jsonKeys(s string) []string {
+	dec := json.NewDecoder(strings.NewReader(s))
+	var keys []string
+	var walk func() bool
+	walk = func() bool {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return true
+		}
+		for dec.More() {
+			if d == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				keys = append(keys, k.(string))
+			}
+			if !walk() {
+				return false
+			}
+		}
+		_, err = dec.Token()
+		return err == nil
+	}
+	walk()
+	return keys
+}
+
+// FuzzJSON: redacting any JSON document keeps it valid JSON with the same
+// keys, is idempotent, and never panics.
+func FuzzJSON(f *testing.F) {
+	f.Add(`{"input_tokens":12,"output_tokens_details":{"thinking_tokens":7}}`)
+	f.Add(`{"password":"x","nested":{"apiKey":[1,"two",{"k":"v"}]},"note":"Bearer abcdefgh1234"}`)
+	f.Add(`[{"token":null,"secret":true},"password=hunter2"]`)
+	f.Add(`{"a\u0022b":"sk-abcdefghijklmnopqrstuvwxyz","t":"\ud83d\ude00 token=x"}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		out := Text(s)
+		sameJSONKeys(t, s, out)
+		if Text(out) != out {
+			t.Fatalf("not idempotent: %q -> %q", out, Text(out))
+		}
+	})
+}

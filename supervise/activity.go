@@ -223,7 +223,13 @@ func activityText(line []byte) string {
 		c := line[i]
 		switch {
 		case c == 0x1b:
-			i = skipEscape(line, i)
+			j := skipEscape(line, i)
+			// A TUI moves the cursor where a plain line has spaces
+			// ("● high · /effort" drawn as "●\x1b[1Chigh"): one space.
+			if movesCursor(line[i:j]) && len(out) > 0 && out[len(out)-1] != ' ' {
+				out = append(out, ' ')
+			}
+			i = j
 		case c == '\t':
 			out = append(out, ' ')
 			i++
@@ -249,7 +255,32 @@ func activityText(line []byte) string {
 		_, n := utf8.DecodeLastRuneInString(s)
 		s = s[:len(s)-n]
 	}
-	return strings.TrimRightFunc(s, unicode.IsSpace)
+	s = strings.TrimRightFunc(s, unicode.IsSpace)
+	if onlyDigits(s) {
+		return "" // a countdown or a counter redrawn ("33", "1"), not what the child is doing
+	}
+	return s
+}
+
+// movesCursor reports whether esc (one whole escape sequence) is a CSI
+// that moves the cursor along or across lines (CUU, CUD, CUF, CNL, CPL,
+// CHA, CUP, HPA, HPR, VPA, VPR, HVP); moving back (CUB) overwrites, it
+// separates nothing.
+func movesCursor(esc []byte) bool {
+	if len(esc) < 3 || esc[1] != '[' {
+		return false
+	}
+	return strings.IndexByte("ABCEFGH`adef", esc[len(esc)-1]) >= 0
+}
+
+// onlyDigits reports whether s is a number and nothing else.
+func onlyDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // skipEscape returns the index just past the escape sequence starting at

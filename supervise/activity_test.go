@@ -5,6 +5,7 @@ package supervise
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -50,6 +51,14 @@ func TestActivityText(t *testing.T) {
 		{"   \t ", ""},
 		{"progress\r", "progress"},
 		{"ünïcødé ✓ 日本語", "ünïcødé ✓ 日本語"},
+		// A TUI's cursor moves stand for spaces; countdown digits are no
+		// activity.
+		{"\x1b[2C●\x1b[1Chigh\x1b[1C·\x1b[1C/effort", "● high · /effort"},
+		{"a\x1b[5;10Hb\x1b[3Gc \x1b[1Cd", "a b c d"},
+		{"back\x1b[2Dspace", "backspace"},
+		{"33", ""},
+		{"\x1b[1C1", ""},
+		{"retry in 33s", "retry in 33s"},
 	} {
 		if got := activityText([]byte(tc.in)); got != tc.want {
 			t.Errorf("activityText(%q) = %q, want %q", tc.in, got, tc.want)
@@ -312,7 +321,7 @@ func testBurst(t *testing.T, blocking bool) {
 	}()
 	sink := &memSink{}
 	start := time.Now()
-	res, err := Run(Config{Argv: helperArgv("burst", strconv.Itoa(n)), Stdout: w, Stderr: os.Stderr, Activity: ActivityOutput,
+	res, err := Run(context.Background(), Config{Argv: helperArgv("burst", strconv.Itoa(n)), Stdout: w, Stderr: os.Stderr, Activity: ActivityOutput,
 		Emitter: emit.New(emit.Options{}, sink), ChildID: "burst", Signals: &Signals{c: make(chan os.Signal, 1)}})
 	elapsed := time.Since(start)
 	w.Close()

@@ -26,6 +26,7 @@ const (
 	bySignal       = jsonl.CancelBySignal
 	byTimeout      = jsonl.CancelByTimeout
 	byReadyTimeout = jsonl.CancelByReadyTimeout
+	byContext      = jsonl.CancelByContext
 )
 
 // exitStatus is how the main child ended.
@@ -74,7 +75,7 @@ func (c *cancelRequest) details() *jsonl.Cancel {
 	return &jsonl.Cancel{Signal: signalName(c.signal), By: c.by, At: emit.Timestamp(c.at)}
 }
 
-// outcome is the exit translation table of DESIGN.md: the terminal state
+// outcome is the exit translation table (docs/run.md, "Exit codes"): the terminal state
 // and lcwrap's own exit code for a child that ran.
 func outcome(e exitStatus, cancel *cancelRequest, success []int) (jsonl.State, int) {
 	switch {

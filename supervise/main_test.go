@@ -4,6 +4,7 @@ package supervise
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -194,7 +196,7 @@ func helperSupervise(args []string) int {
 	}
 	e := emit.New(emit.Options{}, sink)
 	defer e.Close()
-	res, err := Run(Config{
+	res, err := Run(context.Background(), Config{
 		Argv: pc.Argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Emitter: e, ChildID: "helper", Signals: sigs,
 		Heartbeat: pc.Heartbeat, Timeout: pc.Timeout, KillAfter: pc.KillAfter,
@@ -323,4 +325,11 @@ func parseLines(t *testing.T, lines []string) []jsonl.Event {
 		evs = append(evs, ev)
 	}
 	return evs
+}
+
+// addSignal adds sig to set (unix.Sigset_t has no method for it).
+func addSignal(set *unix.Sigset_t, sig unix.Signal) {
+	bits := uint(unsafe.Sizeof(set.Val[0])) * 8
+	n := uint(sig) - 1
+	set.Val[n/bits] |= 1 << (n % bits)
 }

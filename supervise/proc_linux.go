@@ -6,9 +6,10 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lcwrap/lcwrap/internal/pty"
 )
 
 // inheritedIgnored returns the signals whose disposition is SIG_IGN right
@@ -71,32 +72,7 @@ func startProcess(path string, argv []string, attr *syscall.ProcAttr) (*process,
 	if err != nil {
 		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		fd = -1
-	}
-	return &process{pid: pid, pidfd: fd}, nil
-}
-
-// process is the started main child. Signals go through its pidfd, which
-// keeps naming this process after it is reaped (they fail then), so one
-// can never reach a process that reused the pid.
-type process struct {
-	pid   int
-	pidfd int // -1 without pidfd support: signals go by pid
-}
-
-func (p *process) signal(sig syscall.Signal) error {
-	if p.pidfd < 0 {
-		return syscall.Kill(p.pid, sig)
-	}
-	return unix.PidfdSendSignal(p.pidfd, sig, nil, 0)
-}
-
-func (p *process) release() {
-	if p.pidfd >= 0 {
-		unix.Close(p.pidfd)
-	}
+	return newProcess(pid), nil
 }
 
 // terminal is lcwrap's controlling terminal.
@@ -127,15 +103,9 @@ func (t *terminal) foreground() int {
 
 // setForeground makes pgrp the foreground group. lcwrap may be in the
 // background when it does so, which would stop it with SIGTTOU: the signal
-// is blocked for the call (see withoutTTOU).
+// is blocked for the call (see pty.WithoutTTOU).
 func (t *terminal) setForeground(pgrp int) error {
-	return withoutTTOU(func() error { return unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgrp) })
+	return pty.WithoutTTOU(func() error { return unix.IoctlSetPointerInt(t.fd, unix.TIOCSPGRP, pgrp) })
 }
 
 func (t *terminal) close() { unix.Close(t.fd) }
-
-func addSignal(set *unix.Sigset_t, sig unix.Signal) {
-	bits := uint(unsafe.Sizeof(set.Val[0])) * 8
-	n := uint(sig) - 1
-	set.Val[n/bits] |= 1 << (n % bits)
-}

@@ -30,15 +30,8 @@ func startProcess(path string, argv []string, attr *syscall.ProcAttr) (*process,
 	if err != nil {
 		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
-	return &process{pid: pid}, nil
+	return newProcess(pid), nil
 }
-
-// process is the started main child, signalled by pid (safe until it is
-// reaped).
-type process struct{ pid int }
-
-func (p *process) signal(sig syscall.Signal) error { return syscall.Kill(p.pid, sig) }
-func (p *process) release()                        {}
 
 type terminal struct{ fd, own int }
 

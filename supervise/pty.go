@@ -1,9 +1,29 @@
 package supervise
 
-import "os"
+import (
+	"fmt"
+	"os"
+
+	"github.com/lcwrap/lcwrap/internal/pty"
+)
+
+// PTY is a pseudo-terminal for the child (Config.PTY) and what lcwrap
+// does to its own terminal while the child runs (internal/pty).
+type PTY = pty.PTY
+
+// OpenPTY opens a pseudo-terminal for the child. in is lcwrap's stdin and
+// out its stdout (either may be nil). It fails (ErrPTY) when no
+// pseudo-terminal can be opened; nothing has been changed then.
+func OpenPTY(in, out *os.File) (*PTY, error) {
+	p, err := pty.Open(in, out)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPTY, err)
+	}
+	return p, nil
+}
 
 // What Run does with Config.PTY: the glue between the supervisor and the
-// PTY (pty_linux.go).
+// PTY.
 
 // ptyStdio readies the child's terminal: the child's stdin, stdout and
 // stderr are its slave, the Stream that carries the child's output to
@@ -12,14 +32,14 @@ import "os"
 // key typed once the child runs reaches the child's terminal.
 func (s *supervisor) ptyStdio() ([]*os.File, error) {
 	p := s.cfg.PTY
-	stdio, err := p.prepare()
+	stdio, err := p.Prepare()
 	if err != nil {
 		return nil, err
 	}
 	if st := streamOf(s.cfg.Streams, s.cfg.Stdout); st != nil {
-		st.follow(p.masterFile())
+		st.follow(p.Master())
 	}
-	p.resize()
+	p.Resize()
 	s.rawTerminal(true)
 	return stdio, nil
 }
@@ -32,7 +52,7 @@ func (s *supervisor) ptyEnded() {
 		return
 	}
 	s.rawTerminal(false)
-	s.cfg.PTY.stopInputCopy()
+	s.cfg.PTY.StopInputCopy()
 }
 
 // rawTerminal makes lcwrap's terminal raw (on) or restores it, and tells
@@ -45,12 +65,12 @@ func (s *supervisor) rawTerminal(on bool) {
 	}
 	raw := false
 	if on {
-		raw = p.makeRaw()
+		raw = p.MakeRaw()
 	} else {
-		p.restore()
+		p.Restore()
 	}
 	for _, st := range s.cfg.Streams {
-		if writesToTerminal(st.out) {
+		if pty.WritesToTerminal(st.out) {
 			st.rawTerminal(raw)
 		}
 	}

@@ -4,6 +4,7 @@ package supervise
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -156,7 +157,7 @@ func helperSupervisePTY(args []string) int {
 	}
 	cfg.Emitter = emit.New(emit.Options{}, sinks...)
 	defer cfg.Emitter.Close()
-	res, err := Run(cfg)
+	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 125
@@ -398,7 +399,7 @@ func TestPTYOuterStdinThatIsNoTerminal(t *testing.T) {
 			sink := &memSink{}
 			done := make(chan Result, 1)
 			go func() {
-				res, err := Run(Config{Argv: helperArgv("tty"), PTY: p, Stdout: w, Emitter: emit.New(emit.Options{}, sink),
+				res, err := Run(context.Background(), Config{Argv: helperArgv("tty"), PTY: p, Stdout: w, Emitter: emit.New(emit.Options{}, sink),
 					ChildID: "pty", Signals: &Signals{c: make(chan os.Signal, 1)}, Activity: ActivityOutput})
 				w.Close()
 				if err != nil {

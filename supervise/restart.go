@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
@@ -80,13 +82,13 @@ func (r Restart) backoff(n int) time.Duration {
 // launcher holds what every attempt of one Run shares.
 type launcher struct {
 	reapAll bool
-	sock    *notifySocket
+	sock    *notify.Socket
 	reaper  *sharedReaper // set for restarts with reapAll
 }
 
 // attempt runs one lifecycle of cfg to its terminal event.
-func (l *launcher) attempt(cfg Config) (*supervisor, Result) {
-	s := &supervisor{cfg: cfg, reapAll: l.reapAll, reaper: l.reaper}
+func (l *launcher) attempt(ctx context.Context, cfg Config) (*supervisor, Result) {
+	s := &supervisor{ctx: ctx, cfg: cfg, reapAll: l.reapAll, reaper: l.reaper}
 	if l.sock != nil {
 		s.notify = &notifier{sock: l.sock}
 	}
@@ -107,7 +109,7 @@ func (l *launcher) attempt(cfg Config) (*supervisor, Result) {
 // as the user's stop), a command that cannot be started, and the last
 // of MaxAttempts. --timeout and the ready timeout apply to each attempt
 // and end only that one.
-func (l *launcher) restarting(cfg Config) Result {
+func (l *launcher) restarting(ctx context.Context, cfg Config) Result {
 	if l.reapAll {
 		l.reaper = &sharedReaper{}
 	}
@@ -117,7 +119,7 @@ func (l *launcher) restarting(cfg Config) Result {
 	base, first := cfg.ChildID, cfg.Lineage.Attempt
 	var eventErr error
 	for n := 1; ; n++ {
-		s, res := l.attempt(cfg)
+		s, res := l.attempt(ctx, cfg)
 		if eventErr == nil {
 			eventErr = s.rec.err
 		}
@@ -131,7 +133,7 @@ func (l *launcher) restarting(cfg Config) Result {
 		delay := cfg.Restart.backoff(n).Round(time.Millisecond)
 		info := &jsonl.Restart{Policy: string(cfg.Restart.Policy), NextAttempt: next.Lineage.Attempt, NextChildID: next.ChildID, DelayMs: delay.Milliseconds()}
 		s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: info, Message: fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
-		if sig, ok := waitBackoff(cfg.Signals, delay); !ok {
+		if sig, ok := waitBackoff(ctx, cfg.Signals, delay); !ok {
 			stop := &jsonl.Restart{Policy: string(cfg.Restart.Policy), Stopped: "cancel-request", Signal: signalName(sig), At: emit.Timestamp(time.Now()), NextAttempt: next.Lineage.Attempt}
 			s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: stop, Message: fmt.Sprintf("no further attempt: %s arrived while waiting for attempt %d", signalName(sig), next.Lineage.Attempt)})
 			return res
@@ -156,7 +158,7 @@ func (s *supervisor) restartNeeded(res Result, n int) bool {
 	stop := &jsonl.Restart{Policy: string(r.Policy)}
 	var why string
 	switch {
-	case s.cancel != nil && s.cancel.by == bySignal:
+	case s.cancel != nil && (s.cancel.by == bySignal || s.cancel.by == byContext):
 		stop.Stopped, stop.Signal = "cancel-request", signalName(s.cancel.signal)
 		why = "a cancel request (" + signalName(s.cancel.signal) + ") ended this attempt"
 	case res.StartErr != nil:
@@ -179,13 +181,15 @@ func (s *supervisor) restartNeeded(res Result, n int) bool {
 // lcwrap was not told to ignore) arrives first: then it returns that
 // signal and false. Other signals have no child to reach and are
 // dropped.
-func waitBackoff(sigs *Signals, d time.Duration) (syscall.Signal, bool) {
+func waitBackoff(ctx context.Context, sigs *Signals, d time.Duration) (syscall.Signal, bool) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
 			return 0, true
+		case <-ctx.Done():
+			return syscall.SIGTERM, false // a cancel request, as SIGTERM would be
 		case sig := <-sigs.c:
 			if sig := sig.(syscall.Signal); slices.Contains(cancelSignals, sig) && !sigs.ignored[sig] {
 				return sig, false

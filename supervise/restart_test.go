@@ -5,6 +5,7 @@ package supervise
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,7 +40,7 @@ func init() {
 		}
 		e := emit.New(emit.Options{}, sink)
 		defer e.Close()
-		res, err := Run(Config{
+		res, err := Run(context.Background(), Config{
 			Argv: rc.Argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 			Emitter: e, ChildID: "sub", Signals: sigs, Subreaper: true,
 			Restart: Restart{Policy: RestartAlways, MaxAttempts: rc.MaxAttempts},
@@ -235,7 +236,7 @@ func TestRestartKeepsInterposing(t *testing.T) {
 	e := emit.New(emit.Options{}, sink, st.Sink())
 	devnull, _ := os.Open(os.DevNull)
 	defer devnull.Close()
-	res, err := Run(Config{
+	res, err := Run(context.Background(), Config{
 		Argv:  []string{"/bin/sh", "-c", `printf "out $LCWRAP_CHILD_ID"; exit 1`},
 		Stdin: devnull, Stdout: st.ChildFile(), Stderr: os.Stderr, Streams: []*Stream{st},
 		Emitter: e, ChildID: "s", Signals: &Signals{c: make(chan os.Signal, 1)},
@@ -333,7 +334,7 @@ func TestRestartConfigErrors(t *testing.T) {
 	} {
 		sink := &memSink{}
 		tc.cfg.Argv, tc.cfg.Emitter, tc.cfg.Signals = []string{"/bin/true"}, emit.New(emit.Options{}, sink), &Signals{}
-		if _, err := Run(tc.cfg); !errors.Is(err, tc.want) {
+		if _, err := Run(context.Background(), tc.cfg); !errors.Is(err, tc.want) {
 			t.Errorf("%+v: %v, want %v", tc.cfg.Restart, err, tc.want)
 		}
 		if len(sink.lines) != 0 {

@@ -501,52 +501,156 @@ func streamOf(streams []*Stream, f *os.File) *Stream {
 	return nil
 }
 
-// interpose makes the child's output pass through Streams where Run must
-// see it even when no event line shares it: the output of its pty
-// (Config.PTY), or both of its streams (output activity; stdout and
-// stderr that are one file get one Stream, so their order is kept). A
-// closed stream stays closed. It returns the Streams it made, which Run
-// closes; it fails (ErrInterpose) only when no pipe can be made.
-func interpose(cfg *Config) ([]*Stream, error) {
-	var made []*Stream
-	add := func(name string, f **os.File) error {
-		if (*f == nil && cfg.PTY == nil) || streamOf(cfg.Streams, *f) != nil {
-			return nil
-		}
-		var out io.Writer = io.Discard
-		if *f != nil {
-			out = *f
+// Output is one of the child's output streams, as Interpose sees it.
+type Output struct {
+	// File is where the child's bytes go (lcwrap's own stdout or stderr);
+	// nil: the stream is closed.
+	File *os.File
+	// Via, when set, is a writer the bytes pass through on their way
+	// (it writes to File itself: an output tap); it needs a Stream.
+	Via io.Writer
+	// Events says event lines share the stream.
+	Events bool
+	// Leave says the stream is interposed already: Interpose leaves it.
+	Leave bool
+}
+
+// Outputs is what Interpose decides from: the child's two output streams
+// and what, besides the child, must see or share them.
+type Outputs struct {
+	Stdout, Stderr Output
+	// Watch says Run must see the child's output (ActivityOutput).
+	Watch bool
+	// PTY says the child's output comes from a pty (Config.PTY): a Stream
+	// on stdout reads it.
+	PTY bool
+}
+
+// Interposed is what Interpose decided.
+type Interposed struct {
+	// Stdout and Stderr are the child's (Config.Stdout, Config.Stderr):
+	// a Stream's pipe, or the real file when nothing needs to see it.
+	// They are nil for a stream that was left as it was (Output.Leave).
+	Stdout, Stderr *os.File
+	// Streams are the Streams made (for Config.Streams); Close closes
+	// them.
+	Streams []*Stream
+	// Sinks are the event sinks of the streams events share.
+	Sinks []emit.Sink
+	// Messages is where lcwrap's own messages go to keep them whole among
+	// the child's output when event lines share stderr (nil: write to
+	// stderr directly).
+	Messages io.Writer
+}
+
+// Interpose decides, in one place, which of the child's output streams
+// lcwrap interposes on, and makes a Stream for each: a stream event lines
+// share, one with a Via writer, one Run must see (the PTY's output, or
+// both streams for output activity). Stdout and stderr that are one file
+// (2>&1) get one Stream when events share either or Run watches them, so
+// their order is kept. Anything else goes to the child as it is, with no
+// copy. Outcomes: the decision; or an error wrapping ErrInterpose when a
+// pipe cannot be made (the Streams already made are closed).
+func Interpose(o Outputs) (*Interposed, error) {
+	ip := &Interposed{}
+	open := func(name string, out io.Writer) (*Stream, error) {
+		if out == nil {
+			out = io.Discard
 		}
 		st, err := NewStream(name, out)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInterpose, err)
+			ip.Close()
+			return nil, fmt.Errorf("%w (%s): %v", ErrInterpose, name, err)
 		}
-		made = append(made, st)
-		cfg.Streams = append(slices.Clip(cfg.Streams), st)
-		*f = st.ChildFile()
-		return nil
+		ip.Streams = append(ip.Streams, st)
+		return st, nil
 	}
-	var err error
-	switch {
-	case cfg.PTY != nil:
-		err = add("stdout", &cfg.Stdout)
-	case cfg.Activity == ActivityOutput:
-		merged := cfg.Stdout != nil && cfg.Stderr != nil && streamOf(cfg.Streams, cfg.Stdout) == nil &&
-			streamOf(cfg.Streams, cfg.Stderr) == nil && oneFile(cfg.Stdout, cfg.Stderr)
-		err = add("stdout", &cfg.Stdout)
-		if merged {
-			cfg.Stderr = cfg.Stdout
-		} else if err == nil {
-			err = add("stderr", &cfg.Stderr)
+	events := o.Stdout.Events || o.Stderr.Events
+	if !o.Stdout.Leave && !o.Stderr.Leave && (events || o.Watch && !o.PTY) &&
+		o.Stdout.File != nil && o.Stderr.File != nil && oneFile(o.Stdout.File, o.Stderr.File) {
+		st, err := open("stdout", writerOf(o.Stdout))
+		if err != nil {
+			return nil, err
+		}
+		ip.Stdout, ip.Stderr = st.ChildFile(), st.ChildFile()
+		if events {
+			ip.Sinks = append(ip.Sinks, st.Sink())
+			ip.Messages = st.Lines()
+		}
+		return ip, nil
+	}
+	for _, side := range []struct {
+		name  string
+		o     Output
+		watch bool
+		child **os.File
+	}{
+		{"stdout", o.Stdout, o.PTY || o.Watch && o.Stdout.File != nil, &ip.Stdout},
+		{"stderr", o.Stderr, o.Watch && !o.PTY && o.Stderr.File != nil, &ip.Stderr},
+	} {
+		switch {
+		case side.o.Leave:
+			continue
+		case !side.o.Events && side.o.Via == nil && !side.watch:
+			*side.child = side.o.File
+			continue
+		}
+		st, err := open(side.name, writerOf(side.o))
+		if err != nil {
+			return nil, err
+		}
+		*side.child = st.ChildFile()
+		if side.o.Events {
+			ip.Sinks = append(ip.Sinks, st.Sink())
+			if side.name == "stderr" {
+				ip.Messages = st.Lines()
+			}
 		}
 	}
+	return ip, nil
+}
+
+// writerOf is where a stream's bytes go: Via, else File (nil: nowhere).
+func writerOf(o Output) io.Writer {
+	if o.Via != nil {
+		return o.Via
+	}
+	if o.File != nil {
+		return o.File
+	}
+	return nil
+}
+
+// Close closes the Streams made.
+func (ip *Interposed) Close() {
+	for _, st := range ip.Streams {
+		st.Close()
+	}
+}
+
+// interposeFor makes the Streams Run itself needs that the caller did not
+// make (a caller that is not lcwrap's command line may set Activity or
+// PTY and leave the streams to Run), with Interpose. It returns them;
+// Run closes them.
+func interposeFor(cfg *Config) ([]*Stream, error) {
+	o := Outputs{
+		Stdout: Output{File: cfg.Stdout, Leave: streamOf(cfg.Streams, cfg.Stdout) != nil},
+		Stderr: Output{File: cfg.Stderr, Leave: streamOf(cfg.Streams, cfg.Stderr) != nil},
+		Watch:  cfg.Activity == ActivityOutput,
+		PTY:    cfg.PTY != nil,
+	}
+	ip, err := Interpose(o)
 	if err != nil {
-		for _, st := range made {
-			st.Close()
-		}
 		return nil, err
 	}
-	return made, nil
+	if !o.Stdout.Leave {
+		cfg.Stdout = ip.Stdout
+	}
+	if !o.Stderr.Leave {
+		cfg.Stderr = ip.Stderr
+	}
+	cfg.Streams = append(slices.Clip(cfg.Streams), ip.Streams...)
+	return ip.Streams, nil
 }
 
 // oneFile reports whether a and b are one file (2>&1).

@@ -199,12 +199,18 @@ func TestStreamFollowsAPtyToItsEIO(t *testing.T) {
 	defer s.Close()
 	a := newOutputActivity()
 	s.watch(&lineTap{to: a, from: "pty"})
-	s.follow(p.masterFile())
-	// The terminal's own ONLCR turns "\n" into "\r\n".
-	if _, err := p.slave.WriteString("first\nsecond line\nunfinished"); err != nil {
+	s.follow(p.Master())
+	stdio, err := p.Prepare()
+	if err != nil {
 		t.Fatal(err)
 	}
-	p.slave.Close() // the last copy of the slave: the master reads EIO
+	defer p.StopInputCopy()
+	slave := stdio[0]
+	// The terminal's own ONLCR turns "\n" into "\r\n".
+	if _, err := slave.WriteString("first\nsecond line\nunfinished"); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close() // the last copy of the slave: the master reads EIO
 	select {
 	case <-s.done:
 	case <-time.After(waitLimit):

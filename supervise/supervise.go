@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/redact"
@@ -169,7 +171,7 @@ type Config struct {
 type Result struct {
 	// State is the terminal state recorded.
 	State jsonl.State
-	// ExitCode is lcwrap's own exit code (DESIGN.md's exit table).
+	// ExitCode is lcwrap's own exit code (docs/run.md, "Exit codes").
 	ExitCode int
 	// StartErr says why the command could not be started (ExitCode 126 or
 	// 127); nil when it ran.
@@ -194,7 +196,12 @@ type Result struct {
 //     running and waiting);
 //   - with a Restart policy, the Result of the last attempt, each
 //     attempt being one of the two above.
-func Run(cfg Config) (Result, error) {
+//
+// Cancelling ctx is a cancel request, like a SIGTERM lcwrap received: the
+// child's group gets SIGTERM, SIGKILL follows after KillAfter, and the
+// terminal event records cancel.by "context"; with a Restart policy no
+// further attempt starts. Run still returns only once the child has ended.
+func Run(ctx context.Context, cfg Config) (Result, error) {
 	switch {
 	case len(cfg.Argv) == 0 || cfg.Argv[0] == "":
 		return Result{}, ErrNoCommand
@@ -225,23 +232,23 @@ func Run(cfg Config) (Result, error) {
 	}
 	l := &launcher{reapAll: reapAll}
 	if cfg.Notify {
-		sock, err := openNotifySocket()
+		sock, err := notify.Open()
 		if err != nil {
-			return Result{}, err
+			return Result{}, fmt.Errorf("%w: %v", ErrNotify, err)
 		}
-		defer sock.close()
+		defer sock.Close()
 		l.sock = sock
-		cfg.ExtraEnv = append(slices.Clone(cfg.ExtraEnv), notifyEnv(sock.path, cfg.Watchdog)...)
+		cfg.ExtraEnv = append(slices.Clone(cfg.ExtraEnv), notify.Env(sock.Path(), cfg.Watchdog)...)
 	}
-	own, err := interpose(&cfg) // for the PTY's output and output activity
+	own, err := interposeFor(&cfg) // for the PTY's output and output activity
 	if err != nil {
 		return Result{}, err
 	}
 	defer closeStreams(own)
 	if cfg.Restart.Policy != RestartNo {
-		return l.restarting(cfg), nil
+		return l.restarting(ctx, cfg), nil
 	}
-	s, res := l.attempt(cfg)
+	s, res := l.attempt(ctx, cfg)
 	res.EventErr = s.rec.err
 	return res, nil
 }
@@ -249,6 +256,7 @@ func Run(cfg Config) (Result, error) {
 // supervisor is one run. Everything below runs on Run's goroutine, except
 // the reaper, which only sends on waits.
 type supervisor struct {
+	ctx     context.Context // its end is a cancel request
 	cfg     Config
 	reapAll bool
 	rec     recorder
@@ -406,7 +414,7 @@ func (s *supervisor) start() error {
 	}
 	s.pid = s.proc.pid
 	if s.cfg.PTY != nil {
-		s.cfg.PTY.started() // lcwrap's stdin is copied to it from now on
+		s.cfg.PTY.Started() // lcwrap's stdin is copied to it from now on
 	}
 	return nil
 }
@@ -468,8 +476,14 @@ func (s *supervisor) supervise() {
 			s.killTimer.Stop()
 		}
 	}()
+	cancelled := s.ctx.Done()
 	for !s.exited {
 		select {
+		case <-cancelled:
+			cancelled = nil
+			if s.requestCancel(syscall.SIGTERM, byContext) {
+				s.signalJob(syscall.SIGTERM)
+			}
 		case sig := <-s.cfg.Signals.c:
 			s.onSignal(sig.(syscall.Signal))
 		case w := <-s.waits:
@@ -515,7 +529,7 @@ func (s *supervisor) onSignal(sig syscall.Signal) {
 	case sig == syscall.SIGCONT:
 		s.onContinue()
 	case sig == syscall.SIGWINCH && s.cfg.PTY != nil:
-		s.cfg.PTY.resize()
+		s.cfg.PTY.Resize()
 	}
 }
 

@@ -4,6 +4,7 @@ package supervise
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -37,6 +38,11 @@ type inproc struct {
 
 func startRun(t *testing.T, cfg Config) *inproc {
 	t.Helper()
+	return startRunContext(t, context.Background(), cfg)
+}
+
+func startRunContext(t *testing.T, ctx context.Context, cfg Config) *inproc {
+	t.Helper()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +73,7 @@ func startRun(t *testing.T, cfg Config) *inproc {
 		close(p.lines)
 	}()
 	go func() {
-		res, err := Run(cfg)
+		res, err := Run(ctx, cfg)
 		inR.Close()
 		outW.Close()
 		if err != nil {
@@ -584,5 +590,37 @@ func TestStartedAndBeforeTerminalSeams(t *testing.T) {
 	}
 	if d := terminalDetails(t, evs); d["error"] != "added by the observer" {
 		t.Fatalf("terminal details %v", d)
+	}
+}
+
+// Cancelling Run's context is a cancel request, like SIGTERM: the child
+// gets SIGTERM, the lifecycle ends cancelled, and the request says who
+// made it; a restart policy starts no further attempt.
+func TestContextCancelIsACancelRequest(t *testing.T) {
+	for _, restart := range []RestartPolicy{RestartNo, RestartAlways} {
+		ctx, cancel := context.WithCancel(context.Background())
+		p := startRunContext(t, ctx, Config{Argv: helperArgv("trap-term"), KillAfter: time.Minute, Restart: Restart{Policy: restart}})
+		p.expect("ready")
+		cancel()
+		res := p.result()
+		if res.State != jsonl.StateCancelled || res.ExitCode != 0 {
+			t.Fatalf("restart %q: %s, exit %d", restart, res.State, res.ExitCode)
+		}
+		evs := p.sink.events(t)
+		var term jsonl.Terminal
+		for _, e := range evs {
+			if e.Kind == jsonl.KindTerminal {
+				term, _ = jsonl.DecodeDetails[jsonl.Terminal](e.Details)
+			}
+		}
+		if term.Cancel == nil || term.Cancel.By != "context" || term.Cancel.Signal != "SIGTERM" {
+			t.Fatalf("restart %q: cancel %+v", restart, term.Cancel)
+		}
+		if restart != RestartNo {
+			last, _ := jsonl.DecodeDetails[jsonl.RestartDiagnostic](evs[len(evs)-1].Details)
+			if last.Restart == nil || last.Restart.Stopped != "cancel-request" {
+				t.Fatalf("restart %q: last event %s", restart, evs[len(evs)-1].Details)
+			}
+		}
 	}
 }

@@ -38,6 +38,7 @@ func (Driver) Recognize(argv []string) bool { return agent.BaseName(argv) == "cl
 
 // Prepare implements agent.Driver.
 func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
+	l.Recorded = RecordedArgv(l.Argv) // a prompt is never recorded
 	a := Inspect(l.Argv[1:])
 	switch {
 	case a.Subcommand != "" || a.Info:
@@ -62,6 +63,7 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 	}
 	added := &jsonl.AgentLaunch{Agent: Source}
 	var srv *hookhttp.Server
+	var q *payloads
 	var rmu sync.Mutex
 	rejected := map[string]int{}
 	if hooks {
@@ -72,9 +74,8 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 		token := make([]byte, 16)
 		rand.Read(token)
 		tok := hex.EncodeToString(token)
-		srv = hookhttp.Serve(ln, tok, func(body []byte) {
-			l.Tracker.Apply(Normalize(body))
-		}, func(reason string) {
+		q = newPayloads(l.Tracker)
+		srv = hookhttp.Serve(ln, tok, q.put, func(reason string) {
 			rmu.Lock()
 			rejected[reason]++
 			rmu.Unlock()
@@ -100,6 +101,7 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 		if srv != nil {
 			srv.Close(2 * time.Second)
 			srv = nil
+			q.close() // every payload taken is recorded before the children end
 		}
 		if stream != nil {
 			stream.Flush()
@@ -123,3 +125,32 @@ const ChildPrefix = "cc"
 
 // ChildPrefix implements the optional prefix of agent.Driver.
 func (Driver) ChildPrefix() string { return ChildPrefix }
+
+// payloads records hook payloads in the order they arrived, on a
+// goroutine of its own: the hook is answered as soon as its payload is
+// queued, so a sink that waits (an event line sharing the agent's own
+// output stream waits for its line to end) never holds the agent up.
+type payloads struct {
+	c    chan []byte
+	done chan struct{}
+}
+
+func newPayloads(t *agent.Tracker) *payloads {
+	q := &payloads{c: make(chan []byte, 1024), done: make(chan struct{})}
+	go func() {
+		defer close(q.done)
+		for b := range q.c {
+			t.Apply(Normalize(b))
+		}
+	}()
+	return q
+}
+
+// put queues one payload (it waits only when 1024 are queued already).
+func (q *payloads) put(b []byte) { q.c <- b }
+
+// close records what is queued and stops; call it once no put can come.
+func (q *payloads) close() {
+	close(q.c)
+	<-q.done
+}

@@ -24,9 +24,11 @@ func (c *capture) WriteEvent(_ *jsonl.Event, line []byte) error {
 }
 func (c *capture) Close() error { return nil }
 
-func recorded(t *testing.T) [][]byte {
+func recorded(t *testing.T) [][]byte { return recordedIn(t, "testdata/hooks") }
+
+func recordedIn(t *testing.T, dir string) [][]byte {
 	t.Helper()
-	files, _ := filepath.Glob("testdata/hooks/*.json")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	sort.Strings(files)
 	if len(files) == 0 {
 		t.Fatal("no recorded payloads in testdata/hooks")
@@ -95,11 +97,11 @@ func TestRecordedSession(t *testing.T) {
 		}
 	}
 	want := []string{
-		"created created", "state_changed starting", "state_changed running prompt submitted",
+		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
 		"activity Bash: echo lcwrap-mock-ok", "activity Bash done",
 		"activity Agent: Explore: Look around", "activity Agent done",
-		"state_changed waiting turn ended; waiting for the user",
-		"state_changed running prompt submitted", "state_changed waiting turn ended; waiting for the user",
+		"state_changed waiting", "activity turn ended; waiting for the user",
+		"state_changed running", "activity prompt submitted", "state_changed waiting", "activity turn ended; waiting for the user",
 		"terminal completed",
 	}
 	if strings.Join(session, "\n") != strings.Join(want, "\n") {
@@ -114,6 +116,35 @@ func TestRecordedSession(t *testing.T) {
 		if bytes.Contains(all, []byte(never)) {
 			t.Fatalf("%q reached the events", never)
 		}
+	}
+}
+
+// TestRecordedInteractive: an interactive session with a permission
+// prompt, recorded with the real claude: waiting while the prompt is open
+// (the later permission Notification is activity), running again when
+// the tool ran, waiting at the turn's end, completed at /exit.
+func TestRecordedInteractive(t *testing.T) {
+	_, evs, _ := replay(t, recordedIn(t, "testdata/hooks-interactive"))
+	var rows []string
+	for _, ev := range evs {
+		row := strings.Join(strings.Fields(string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity), " ")
+		if ev.Kind == jsonl.KindStateChanged && ev.State == jsonl.StateWaiting {
+			d, _ := jsonl.DecodeDetails[jsonl.AgentEvent](ev.Details)
+			row += " for " + d.WaitingFor
+		}
+		rows = append(rows, row)
+	}
+	want := []string{
+		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
+		"activity Bash: echo lcwrap-mock-ok > lcwrap-mock.txt",
+		"state_changed waiting for permission", "activity waiting for permission (Bash: echo lcwrap-mock-ok > lcwrap-mock.txt)",
+		"activity waiting for permission: Claude needs your permission",
+		"state_changed running", "activity Bash done",
+		"state_changed waiting for user", "activity turn ended; waiting for the user",
+		"terminal completed",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n%s", strings.Join(rows, "\n"))
 	}
 }
 
@@ -229,7 +260,7 @@ func TestStreamActivity(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) {
-	files, _ := filepath.Glob("testdata/hooks/*.json")
+	files, _ := filepath.Glob("testdata/hooks*/*.json")
 	for _, file := range files {
 		b, _ := os.ReadFile(file)
 		f.Add(b)
@@ -286,4 +317,53 @@ func FuzzStreamLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestRecordedArgv(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"claude -p fix-it --allowedTools Bash Agent --output-format stream-json", "claude -p [prompt] --allowedTools Bash Agent --output-format stream-json"},
+		{"claude --model opus hello --system-prompt secret-ish", "claude --model opus [prompt] --system-prompt [prompt]"},
+		{"claude --append-system-prompt=abc -- -p", "claude --append-system-prompt=[prompt] -- [prompt]"},
+		{"claude mcp list", "claude mcp list"},
+		{"claude", "claude"},
+	} {
+		got := strings.Join(RecordedArgv(strings.Fields(tc.in)), " ")
+		if got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestFindRegistry(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("4242.json", `{"pid":4242,"sessionId":"s-1","procStart":"777","status":"idle","cwd":"/p","version":"2.1.332"}`)
+	r, err := FindRegistry(4242, 777, []string{"/nonexistent", dir})
+	if err != nil || r.SessionID != "s-1" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	// A file left by an earlier process with the same pid proves nothing.
+	if _, err := FindRegistry(4242, 778, []string{dir}); err == nil {
+		t.Fatal("a registry of another process (start time differs) was taken as proof")
+	}
+	write("99.json", `not json`)
+	if _, err := FindRegistry(99, 1, []string{dir}); err == nil {
+		t.Fatal("an unreadable registry was taken as proof")
+	}
+	obs := RegistryObservations(r, true)
+	if len(obs) != 2 || obs[1].Kind != agent.Waiting {
+		t.Fatalf("%+v", obs)
+	}
+	r.Status = "busy"
+	if obs := RegistryObservations(r, false); len(obs) != 1 || obs[0].Kind != agent.Working {
+		t.Fatalf("%+v", obs)
+	}
+	r.Status = "brand-new-status"
+	if obs := RegistryObservations(r, false); obs[0].Kind != agent.Note {
+		t.Fatalf("an unknown status became %v", obs[0].Kind)
+	}
 }

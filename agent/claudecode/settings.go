@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -133,4 +134,72 @@ func Inspect(args []string) Args {
 		}
 	}
 	return a
+}
+
+// valueFlags are claude's options that take a value (2.1.332's help):
+// 1 for one value (or an optional one, which takes the next argument
+// that is not an option), -1 for a list (every argument up to the next
+// option). promptFlags hold prompt text.
+var valueFlags = map[string]int{
+	"--add-dir": -1, "--agent": 1, "--agents": 1, "--allowedTools": -1, "--allowed-tools": -1,
+	"--append-system-prompt": 1, "--autocompact": 1, "--betas": -1, "--cloud": 1, "-d": 1, "--debug": 1,
+	"--debug-file": 1, "--disallowedTools": -1, "--disallowed-tools": -1, "--effort": 1, "--environment": 1,
+	"--fallback-model": 1, "--file": -1, "--from-pr": 1, "--input-format": 1, "--json-schema": 1,
+	"--max-budget-usd": 1, "--mcp-config": -1, "--model": 1, "-n": 1, "--name": 1, "--output-format": 1,
+	"--permission-mode": 1, "--permission-prompts": 1, "--plugin-dir": 1, "--plugin-url": 1,
+	"--prompt-suggestions": 1, "--remote-control": 1, "--remote-control-session-name-prefix": 1,
+	"-r": 1, "--resume": 1, "--session-id": 1, "--setting-sources": 1, "--settings": 1,
+	"--system-prompt": 1, "--system-prompt-snapshot": 1, "--teleport": 1, "--tools": -1, "-w": 1, "--worktree": 1,
+	"--system-prompt-file": 1, "--append-system-prompt-file": 1,
+}
+
+var promptFlags = map[string]bool{"--append-system-prompt": true, "--system-prompt": true}
+
+// PromptElided is what stands for prompt text in a recorded command line.
+const PromptElided = "[prompt]"
+
+// RecordedArgv is a claude command line as lcwrap records it: the prompt
+// (the arguments that are no option's value) and system prompt texts are
+// replaced by PromptElided, everything else is kept in place.
+func RecordedArgv(argv []string) []string {
+	out := slices.Clone(argv)
+	if len(out) < 2 || subcommands[out[1]] {
+		return out
+	}
+	list := false
+	for i := 1; i < len(out); i++ {
+		a := out[i]
+		if a == "--" {
+			for j := i + 1; j < len(out); j++ {
+				out[j] = PromptElided
+			}
+			break
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			name, _, inline := strings.Cut(a, "=")
+			list = false
+			if inline {
+				if promptFlags[name] {
+					out[i] = name + "=" + PromptElided
+				}
+				continue
+			}
+			switch valueFlags[name] {
+			case 1:
+				if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
+					i++
+					if promptFlags[name] {
+						out[i] = PromptElided
+					}
+				}
+			case -1:
+				list = true
+			}
+			continue
+		}
+		if !list {
+			out[i] = PromptElided
+		}
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/agent/claudecode"
+	"github.com/lcwrap/lcwrap/codex"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/supervise"
@@ -23,6 +24,7 @@ import (
 func agentDrivers(exe string) []agent.Driver {
 	return []agent.Driver{
 		claudecode.Driver{Exe: exe},
+		codex.Driver{},
 	}
 }
 
@@ -84,7 +86,10 @@ func prepareAgent(ctx context.Context, cmd *cli.Command, std stdio, cfg *supervi
 	for _, w := range l.Warnings {
 		fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(w))
 	}
-	if !slices.Equal(cfg.Argv, l.Argv) {
+	switch {
+	case l.Recorded != nil:
+		cfg.RecordedArgv = l.Recorded
+	case !slices.Equal(cfg.Argv, l.Argv):
 		cfg.RecordedArgv = cfg.Argv // what the user asked for; details.agent says what was added
 	}
 	cfg.Argv = l.Argv

@@ -36,6 +36,7 @@ func adoptCommand(std stdio) *cli.Command {
 			&cli.StringFlag{Name: "root-child-id", Sources: cli.EnvVars(supervise.EnvRootChildID), Usage: "lineage rootChildId (default: set by an enclosing lcwrap run, else the childId)"},
 			&cli.DurationFlag{Name: "poll", Value: adopt.DefaultPoll, Usage: "how often to look where the kernel offers no pidfd to wait on"},
 			&cli.StringFlag{Name: "watch", Value: "auto", Hidden: true, Usage: "auto (pidfd where available) or poll"},
+			agentFlag(),
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error { return adoptAction(ctx, cmd, std) },
 	}
@@ -116,9 +117,13 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		if tty {
 			fmt.Fprintf(std.err, "lcwrap: adopted pid %d (%s) as %s; observing its presence only\n", pid, p.Name(), c.ID())
 		}
+		ag := adoptAgent(cmd, std, em, p, c, tty)
+		endCodex := adoptCodex(cmd, em, c, p)
 		g.Go(func() error {
 			defer p.Close()
 			_, err := p.Follow(ctx, c)
+			ag.end(err == nil)
+			endCodex(err == nil)
 			var s *stopped
 			switch {
 			case err == nil:

@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/cancel"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
-	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/projection"
 )
 
@@ -65,50 +61,32 @@ func cancelAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	if err != nil {
 		return exitCode(exitCancelJournal, "%v; nothing was sent", err)
 	}
-	tr := projection.NewTracker(path)
-	if err := tr.Refresh(); err != nil {
-		return exitCode(exitCancelJournal, "cannot read the journal: %v; nothing was sent", err)
-	}
-	a, err := tr.CancelAuthority(id, procid.System)
-	if err != nil {
+	sent, err := cancel.Send(cancel.Request{Journal: path, Options: opts, ChildID: id, Reason: cmd.String("reason")})
+	var se *cancel.SignalError
+	switch {
+	case errors.Is(err, cancel.ErrRead):
+		return exitCode(exitCancelJournal, "%v; nothing was sent", err)
+	case errors.Is(err, cancel.ErrRecord):
+		return exitCode(exitCancelJournal, "%v; nothing was sent", err)
+	case errors.As(err, &se) && se.Recorded:
+		note := "the recorded request was not delivered"
+		if se.NoteErr != nil {
+			note += fmt.Sprintf(" (and saying so in the journal failed: %v)", se.NoteErr)
+		}
+		return signalRefusal(id, se.Err, note)
+	case se != nil:
+		return signalRefusal(id, se.Err, "nothing was sent")
+	case err != nil:
 		return authorityRefusal(path, err)
 	}
-	target, err := wrapsig.Open(wrapsig.Pidfd, procid.System, a.Wrapper)
-	if err != nil {
-		if ended := endedMeanwhile(tr, id, err); ended != nil {
-			return authorityRefusal(path, ended)
-		}
-		return signalRefusal(id, err, "nothing was sent")
-	}
-	defer target.Close()
-
-	self, err := procid.Self()
-	if err != nil {
-		self = procid.Identity{PID: os.Getpid(), Host: procid.Host()}
-	}
-	rec := projection.NewCancelRecorder(tr, opts, time.Now, a)
-	defer rec.Close()
-	if err := rec.Requested(jsonl.CutRunes(cmd.String("reason"), jsonl.MaxActivity), self, "SIGTERM"); err != nil {
-		return exitCode(exitCancelJournal, "cannot record the cancel request in %s: %v; nothing was sent", path, err)
-	}
-	if err := target.Signal(syscall.SIGTERM); err != nil {
-		note := "the recorded request was not delivered"
-		if rerr := rec.NotDelivered(err); rerr != nil {
-			note += fmt.Sprintf(" (and saying so in the journal failed: %v)", rerr)
-		}
-		if ended := endedMeanwhile(tr, id, err); ended != nil {
-			return authorityRefusal(path, ended)
-		}
-		return signalRefusal(id, err, note)
-	}
-	fmt.Fprintf(std.out, "cancel requested: SIGTERM sent to the wrapper of %s (pid %d)\n", id, a.Wrapper.PID)
+	fmt.Fprintf(std.out, "cancel requested: SIGTERM sent to the wrapper of %s (pid %d)\n", id, sent.Wrapper.PID)
 	wait := cmd.Duration("wait")
 	if wait == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	v, err := tr.WaitEnded(ctx, id)
+	ctx, stop := context.WithTimeout(ctx, wait)
+	defer stop()
+	v, err := sent.Wait(ctx)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return exitCode(exitCancelTimeout, "%s has not ended within %s; the request was sent: its wrapper sends SIGKILL to what is left after its --kill-after", id, wait)
@@ -138,20 +116,6 @@ func authorityRefusal(path string, err error) error {
 		return exitCode(exitWrapperGone, "cannot cancel %s: %s; the child may be lost: see lcwrap status --reconcile; nothing was sent", id, ae.Reason)
 	}
 	return exitCode(exitNoAuthority, "cannot cancel %s: %s; nothing was sent", id, ae.Reason)
-}
-
-// endedMeanwhile reads the journal again when the wrapper turned out to be
-// gone (err wraps wrapsig.ErrGone) after authority was granted: a child
-// that ended meanwhile, its wrapper with it, is not lost. It returns the
-// refusal saying how the child ended, or nil.
-func endedMeanwhile(tr *projection.Tracker, id string, err error) error {
-	if !errors.Is(err, wrapsig.ErrGone) || tr.Refresh() != nil {
-		return nil
-	}
-	if _, err := tr.CancelAuthority(id, procid.System); errors.Is(err, projection.ErrEnded) {
-		return err
-	}
-	return nil
 }
 
 // signalRefusal turns a failure to open or signal the wrapper into its

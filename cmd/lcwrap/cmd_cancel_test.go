@@ -17,7 +17,6 @@ import (
 	"github.com/lcwrap/lcwrap/capabilities"
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/wrapsig"
 	"github.com/lcwrap/lcwrap/journal"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/projection"
@@ -285,39 +284,6 @@ func recordLaunched(t *testing.T, j, id string, wrapper procid.Identity, states 
 	}
 	if err := em.Close(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// A child that ended just as it was being cancelled (authority granted,
-// then its wrapper gone) is reported as ended, not as possibly lost.
-func TestCancelEndedMeanwhile(t *testing.T) {
-	j := filepath.Join(t.TempDir(), "journal.jsonl")
-	self, err := procid.Self()
-	if err != nil {
-		t.Fatal(err)
-	}
-	recordLaunched(t, j, "job", self, jsonl.StateCreated, jsonl.StateStarting, jsonl.StateRunning)
-	tr := projection.NewTracker(j)
-	if err := tr.Refresh(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tr.CancelAuthority("job", procid.System); err != nil {
-		t.Fatal(err)
-	}
-	gone := fmt.Errorf("pid %d: %w", self.PID, wrapsig.ErrGone)
-	if err := endedMeanwhile(tr, "job", gone); err != nil {
-		t.Fatalf("still running: %v", err)
-	}
-	recordLaunched(t, j, "job", self, jsonl.StateCompleted)
-	if err := endedMeanwhile(tr, "job", fmt.Errorf("pid %d: %w", self.PID, wrapsig.ErrPermission)); err != nil {
-		t.Fatalf("not a gone wrapper: %v", err)
-	}
-	err = endedMeanwhile(tr, "job", gone)
-	if !errors.Is(err, projection.ErrEnded) {
-		t.Fatalf("ended meanwhile: %v", err)
-	}
-	if e := authorityRefusal(j, err); e.Error() != "job has already ended: completed; nothing was sent" {
-		t.Fatalf("refusal %q", e)
 	}
 }
 

@@ -17,10 +17,12 @@ func journalCommand(std stdio) *cli.Command {
 	return &cli.Command{
 		Name:  "journal",
 		Usage: "verify, repair or locate the journal",
-		Description: "path prints the resolved journal path. verify reads every line and reports the\n" +
-			"first problem (exit 1) or that the journal is clean (exit 0). repair moves\n" +
-			"everything from the first bad line to <journal>.quarantine-<UTC time>, keeping\n" +
-			"every byte, so that appends can continue.",
+		Description: "path prints the resolved journal path. verify reads every line (sealed files and\n" +
+			"the live one) and reports the first problem (exit 1) or that the journal is clean\n" +
+			"(exit 0). repair quarantines everything from the first bad line in place: the\n" +
+			"bytes stay where they are, a record appended after them tells every lcwrap\n" +
+			"reader to skip them, and a copy goes to <journal>.quarantine-<UTC time>, so that\n" +
+			"appends can continue. Nothing is moved under a reader (docs/journal.md).",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef(cmd, "unknown journal command %q: use path, verify or repair", cmd.Args().First())
@@ -58,20 +60,20 @@ func journalCommand(std stdio) *cli.Command {
 						return exitCode(1, "journal verify: %v", err)
 					}
 					if r.Clean() {
-						fmt.Fprintf(std.out, "journal %s: clean: %s, %d bytes\n", path, lines(r.Lines), r.Size)
+						fmt.Fprintf(std.out, "journal %s: clean: %s, %d bytes%s\n", path, lines(r.Lines), r.Size, verifyExtras(r))
 						return nil
 					}
 					be := r.Blocked
 					fmt.Fprintf(std.out, "journal %s: append-blocked at line %d (byte %d): %s: %s\n", path, be.Line, be.Offset, be.Class, be.Reason)
 					fmt.Fprintf(std.out, "  %s (%d bytes) before it, all valid; %s (%d bytes) from it on; bad lines: %s\n",
 						lines(r.Valid), r.Prefix, lines(r.Lines-r.Valid), r.Size-r.Prefix, classCounts(r))
-					fmt.Fprintf(std.out, "  run 'lcwrap journal repair' to move line %d onwards to a quarantine file (no byte is deleted)\n", be.Line)
+					fmt.Fprintf(std.out, "  run 'lcwrap journal repair' to quarantine line %d onwards in place (no byte is moved or deleted)\n", be.Line)
 					return exitCode(1, "")
 				},
 			},
 			{
 				Name:  "repair",
-				Usage: "move everything from the first bad line to a quarantine file, so appends can continue",
+				Usage: "quarantine everything from the first bad line in place (nothing moved), so appends can continue",
 				Flags: journalFlags(),
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					path, err := journalPath(cmd)
@@ -93,10 +95,18 @@ func journalCommand(std stdio) *cli.Command {
 						fmt.Fprintf(std.out, "journal %s: clean (%s, %d bytes); nothing to repair\n", path, lines(rep.KeptLines), rep.KeptBytes)
 						return nil
 					}
-					be := rep.Blocked
-					fmt.Fprintf(std.out, "journal %s: moved %s (%d bytes) from line %d (byte %d: %s: %s) to %s\n",
-						path, lines(rep.MovedLines), rep.MovedBytes, be.Line, be.Offset, be.Class, be.Reason, rep.Quarantine)
-					fmt.Fprintf(std.out, "  kept %s (%d bytes); appends continue at journalSequence %d\n", lines(rep.KeptLines), rep.KeptBytes, rep.KeptLines+1)
+					be, q := rep.Blocked, rep.Range
+					fmt.Fprintf(std.out, "journal %s: quarantined in place bytes %d..%d (%s from line %d: %s: %s); every lcwrap reader skips them\n",
+						path, q.From, q.To, lines(rep.QuarantinedLines), be.Line, be.Class, be.Reason)
+					if rep.Quarantine != "" {
+						fmt.Fprintf(std.out, "  a copy is in %s; no byte of the journal was moved or changed\n", rep.Quarantine)
+					} else {
+						fmt.Fprintf(std.out, "  no copy could be made (the range itself stays in the journal); no byte was moved or changed\n")
+					}
+					fmt.Fprintf(std.out, "  kept %s (%d bytes) before it; appends continue at journalSequence %d\n", lines(rep.KeptLines), rep.KeptBytes, rep.NextSequence)
+					if rep.ForeignWriters {
+						fmt.Fprintf(std.err, "lcwrap: warning: a writer without lcwrap's kernel lock (a reference writer or an older lcwrap) was seen on this journal; such writers still stop at the quarantined range\n")
+					}
 					return nil
 				},
 			},
@@ -120,4 +130,17 @@ func classCounts(r journal.Report) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// verifyExtras says how many sealed files and quarantined ranges a clean
+// journal has.
+func verifyExtras(r journal.Report) string {
+	var s string
+	if n := len(r.Sealed); n > 0 {
+		s += fmt.Sprintf(", %d sealed file(s) before the live one", n)
+	}
+	if n := len(r.Quarantined); n > 0 {
+		s += fmt.Sprintf(", %d quarantined range(s) skipped", n)
+	}
+	return s
 }

@@ -115,62 +115,33 @@ func runAction(std stdio) cli.ActionFunc {
 				cfg.ExtraEnv = append(cfg.ExtraEnv, journal.EnvPath+"="+abs)
 			}
 		}
-		// The child gets lcwrap's own stdio, unless events share a stream
-		// with it: then lcwrap interposes on that stream. When stdout and
-		// stderr are one file (2>&1), events on either share both.
-		var streams []*supervise.Stream
-		defer func() {
-			for _, s := range streams {
-				s.Close()
-			}
-		}()
+		// The child gets lcwrap's own stdio, unless something else must
+		// see or share a stream (supervise.Interpose decides).
 		sinks := set.Sinks(std, false) // the journal sink queues: its lock never holds up the child
+		ip, err := supervise.Interpose(supervise.Outputs{
+			Stdout: output(std.out, ag.stdout(std.out), set.Stdout),
+			Stderr: output(std.err, std.err, set.Stderr),
+			Watch:  cfg.Activity == supervise.ActivityOutput,
+			PTY:    cfg.PTY != nil,
+		})
+		if err != nil {
+			set.Close()
+			return exitCode(exitUsage, "%v", err)
+		}
+		defer ip.Close()
+		streams := ip.Streams
+		cfg.Stdout, cfg.Stderr = ip.Stdout, ip.Stderr
+		sinks = append(sinks, ip.Sinks...)
 		warn := std
-		if (set.Stdout || set.Stderr) && sameFile(std.out, std.err) {
-			s, err := supervise.NewStream("stdout", ag.stdout(std.out))
-			if err != nil {
-				set.Close()
-				return exitCode(exitUsage, "cannot interpose on stdout: %v", err)
-			}
-			streams = append(streams, s)
-			cfg.Stdout, cfg.Stderr = s.ChildFile(), s.ChildFile()
-			sinks = append(sinks, s.Sink())
-			warn.err = s.Lines()
-		} else {
-			for _, o := range []struct {
-				name   string
-				w      io.Writer
-				shared bool
-				file   **os.File
-			}{
-				{"stdout", ag.stdout(std.out), set.Stdout, &cfg.Stdout},
-				{"stderr", std.err, set.Stderr, &cfg.Stderr},
-			} {
-				if f, ok := o.w.(*os.File); ok && !o.shared {
-					*o.file = f
-					continue
-				}
-				s, err := supervise.NewStream(o.name, o.w)
-				if err != nil {
-					set.Close()
-					return exitCode(exitUsage, "cannot interpose on %s: %v", o.name, err)
-				}
-				streams = append(streams, s)
-				*o.file = s.ChildFile()
-				if o.shared {
-					sinks = append(sinks, s.Sink())
-				}
-				if o.shared && o.name == "stderr" {
-					warn.err = s.Lines()
-				}
-			}
+		if ip.Messages != nil {
+			warn.err = ip.Messages
 		}
 		cfg.Streams = streams
 		cfg.Stdin = std.in
 		cfg.Emitter = emit.New(emit.Options{Source: cmd.String("source"), OnSinkError: sinkWarning(warn)}, sinks...)
 		ag.attach(cfg.Emitter)
 
-		res, err := supervise.Run(cfg)
+		res, err := supervise.Run(ctx, cfg)
 		ag.finish()
 		closeErr := cfg.Emitter.Close()
 		for _, s := range streams {
@@ -202,16 +173,19 @@ func runAction(std stdio) cli.ActionFunc {
 	}
 }
 
-// sameFile reports whether two of lcwrap's streams are one file (2>&1).
-func sameFile(a, b io.Writer) bool {
-	fa, ok1 := a.(*os.File)
-	fb, ok2 := b.(*os.File)
-	if !ok1 || !ok2 {
-		return false
+// output describes one of lcwrap's streams for supervise.Interpose: raw is
+// lcwrap's own stream, w what the child's bytes pass through on their way
+// to it (raw itself, or an agent's tap), events whether event lines share it.
+func output(raw, w io.Writer, events bool) supervise.Output {
+	o := supervise.Output{Events: events}
+	f, isFile := raw.(*os.File)
+	if isFile {
+		o.File = f
 	}
-	sa, err1 := fa.Stat()
-	sb, err2 := fb.Stat()
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+	if !isFile || w != raw {
+		o.Via = w
+	}
+	return o
 }
 
 // runConfig reads and checks the run flags; every mistake is a usage

@@ -78,6 +78,8 @@ func TestScripts(t *testing.T) {
 // ones.
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		// codexmock [COMMAND...]: a mock Responses API for the real codex.
+		"codexmock": codexMock,
 		// exits CODE PROG [ARGS...]: run PROG and require exactly that exit
 		// code; stdout and stderr are kept for the next checks.
 		"exits": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -18,6 +18,7 @@ func journalFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "lock-timeout", Value: 5 * time.Second, Usage: "give up acquiring the journal lock after this long"},
 		&cli.DurationFlag{Name: "lock-stale-after", Value: 30 * time.Second, Usage: "a lock this old whose owner is provably dead may be reclaimed"},
 		&cli.StringFlag{Name: "fsync", Value: "terminal", Usage: "flush the journal to disk: always, terminal (after terminal events) or never"},
+		&cli.IntFlag{Name: "journal-max-bytes", Usage: "seal the journal file and start the next one when an append would take it past `N` bytes (0: never; see docs/journal.md)"},
 	}
 }
 
@@ -25,7 +26,7 @@ func journalFlags() []cli.Flag {
 func writerFlags() []cli.Flag {
 	return append(journalFlags(),
 		&cli.BoolFlag{Name: "no-journal", Usage: "do not write the journal (only --emit sinks)"},
-		&cli.BoolFlag{Name: "journal-required", Usage: "refuse to start (exit 125) when the journal cannot be opened"},
+		&cli.BoolFlag{Name: "journal-required", Usage: "refuse to start (exit 125) when the journal cannot take appends (cannot be opened, lock timeout, append-blocked)"},
 		&cli.StringSliceFlag{Name: "emit", Usage: "also write events to `SINK`: stderr, stdout, fd:N or file:PATH (repeatable)"},
 		&cli.StringFlag{Name: "source", Value: emit.DefaultSource, Usage: "source name recorded in every event"},
 	)
@@ -51,10 +52,14 @@ func journalOptions(cmd *cli.Command) (journal.Options, error) {
 	if cmd.Duration("lock-stale-after") <= 0 {
 		return journal.Options{}, usagef(cmd, "--lock-stale-after must be positive")
 	}
+	if cmd.Int("journal-max-bytes") < 0 {
+		return journal.Options{}, usagef(cmd, "--journal-max-bytes must be 0 (never rotate) or positive")
+	}
 	return journal.Options{
 		LockTimeout: cmd.Duration("lock-timeout"),
 		StaleAfter:  cmd.Duration("lock-stale-after"),
 		Fsync:       mode,
+		MaxBytes:    int64(cmd.Int("journal-max-bytes")),
 	}, nil
 }
 
@@ -93,6 +98,13 @@ func openSinks(cmd *cli.Command, std stdio) (*sinkSet, error) {
 		if err == nil {
 			set.JournalPath = path
 			set.Journal, err = journal.Open(path, opts)
+			if err == nil && cmd.Bool("journal-required") {
+				// Required: the journal must take appends now (lock
+				// within the timeout, no bad content), not only open.
+				if err = set.Journal.Ready(); err != nil {
+					set.Journal.Close()
+				}
+			}
 		}
 		if err != nil {
 			if cmd.Bool("journal-required") {

@@ -1,8 +1,8 @@
 #!/bin/sh
 # demo.sh: replay the recorded Claude Code hook payloads in testdata/
-# (in name order) through lcwrap-hook.sh into a fresh journal, as Claude
-# Code would call the hook, then check and show what it recorded:
-# `lcwrap journal verify`, `lcwrap validate`, `lcwrap status --all`.
+# (in name order) through `lcwrap hook claude-code` into a fresh journal,
+# as Claude Code would call the hook, then check and show what it
+# recorded: `lcwrap journal verify`, `lcwrap validate`, `lcwrap status --all`.
 #
 # Exits non-zero when a hook call exits non-zero or prints on stdout, or
 # the journal does not check out. Works in a temp directory, removed at
@@ -33,10 +33,10 @@ fi
 
 for f in "$here"/testdata/*.json; do
 	name=${f##*/}
-	ev=$(jq -r '.hook_event_name? // "?"' "$f" 2>/dev/null) || ev="(malformed)"
+	ev=$(sed -n 's/.*"hook_event_name":"\([A-Za-z]*\)".*/\1/p' "$f")
 	rc=0
-	out=$("$here/lcwrap-hook.sh" <"$f" 2>"$work/stderr") || rc=$?
-	say "$name ($ev): exit $rc$(sed 's/^/; stderr: /' "$work/stderr" | tr -d '\n')"
+	out=$(lcwrap hook claude-code <"$f" 2>"$work/stderr") || rc=$?
+	say "$name (${ev:-?}): exit $rc$(sed 's/^/; stderr: /' "$work/stderr" | tr -d '\n')"
 	[ "$rc" = 0 ] || fail "the hook exited $rc on $name"
 	[ -z "$out" ] || fail "the hook printed on stdout for $name: $out"
 	case $name in

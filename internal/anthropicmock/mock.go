@@ -34,7 +34,7 @@ const (
 	ScenarioBoth  = "lcwrap-scenario:both"
 	SubagentTask  = "lcwrap-subagent-task"
 	// BashCommand is what the Bash tool call runs.
-	BashCommand = "echo lcwrap-mock-ok"
+	BashCommand = "echo lcwrap-mock-ok > lcwrap-mock.txt"
 	// FinalText is the last answer of every scenario.
 	FinalText = "lcwrap mock: all done."
 )

@@ -76,3 +76,22 @@ func FuzzReadRequest(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPost is one hook payload posted to the server and answered,
+// a new connection each time (Claude Code keeps its connection, so it
+// pays less).
+func BenchmarkPost(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := Serve(ln, "tok", func([]byte) {}, nil)
+	defer s.Close(time.Second)
+	url := "http://" + s.Addr() + "/hook"
+	body := bytes.Repeat([]byte("x"), 600)
+	for b.Loop() {
+		if err := Post(url, "tok", body, 5*time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

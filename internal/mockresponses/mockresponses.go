@@ -8,8 +8,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // Call is one function call the model makes in a step.
@@ -176,4 +179,37 @@ stream_max_retries = 0
 %q = "gpt-6-sol"
 `, Model, baseURL, EnvKey, Model)
 	return os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600)
+}
+
+// StopDaemons ends the processes whose executable lives under codexHome:
+// the app-server daemons that the codex of one test (with that private
+// CODEX_HOME) left running, and none other. SIGTERM first, so that they
+// remove their sockets; SIGKILL for any still there after 3 seconds.
+func StopDaemons(codexHome string) {
+	var procs []*os.Process
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink("/proc/" + e.Name() + "/exe")
+		if err != nil || !strings.HasPrefix(exe, codexHome+string(filepath.Separator)) {
+			continue
+		}
+		if p, err := os.FindProcess(pid); err == nil && p.Signal(syscall.SIGTERM) == nil {
+			procs = append(procs, p)
+		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for _, p := range procs {
+		for time.Now().Before(deadline) {
+			st, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid) + "/stat")
+			if err != nil || strings.Contains(string(st), ") Z ") {
+				break // gone, or a zombie its new parent has not reaped yet
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		p.Kill()
+	}
 }

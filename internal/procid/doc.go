@@ -30,4 +30,6 @@
 // Presence is not progress: Alive says a process with that identity exists,
 // not that it is working, healthy, or the program it used to be. This
 // package never sends a signal.
+//
+// Where it sits among the other packages: docs/design.md.
 package procid

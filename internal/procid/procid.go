@@ -147,10 +147,16 @@ func Of(t Table, pid int) (Identity, Info, error) {
 }
 
 // Self returns lcwrap's own identity.
-func Self() (Identity, error) {
+//
+// It is read once per process and remembered: a process's identity does
+// not change, and both the wrapper and its journal ask for it on the
+// start-up path.
+func Self() (Identity, error) { return self() }
+
+var self = sync.OnceValues(func() (Identity, error) {
 	id, _, err := Of(System, os.Getpid())
 	return id, err
-}
+})
 
 var (
 	hostOnce sync.Once

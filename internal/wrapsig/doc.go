@@ -23,4 +23,6 @@
 // Where the system has no pidfd (other systems, Linux before 5.3, a
 // sandbox that forbids it), Open refuses with ErrUnsupported rather than
 // fall back to kill(2) by pid.
+//
+// Where it sits among the other packages: docs/design.md.
 package wrapsig

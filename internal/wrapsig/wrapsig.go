@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/lcwrap/lcwrap/internal/pidfd"
 	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
@@ -18,7 +19,7 @@ var (
 	// process table says unknown).
 	ErrUnverified = errors.New("the process cannot be verified")
 	// ErrPermission means the kernel does not let the caller signal it.
-	ErrPermission = errors.New("not permitted to signal the process")
+	ErrPermission = pidfd.ErrPermission
 )
 
 // Opener opens handles through which signals reach exactly one process.

@@ -1,13 +1,13 @@
-package supervise
+package pty
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"sync"
+	"unsafe"
 
-	"github.com/creack/pty"
+	cpty "github.com/creack/pty"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 )
@@ -42,13 +42,13 @@ type PTY struct {
 	stopR, stopW *os.File // the input copy's stop pipe (one per attempt)
 }
 
-// OpenPTY opens a pseudo-terminal for the child. in is lcwrap's stdin and
-// out its stdout (either may be nil). It fails (ErrPTY) when no
-// pseudo-terminal can be opened; nothing has been changed then.
-func OpenPTY(in, out *os.File) (*PTY, error) {
-	m, slave, err := pty.Open()
+// Open opens a pseudo-terminal for the child. in is lcwrap's stdin and
+// out its stdout (either may be nil). It fails when no pseudo-terminal can
+// be opened; nothing has been changed then.
+func Open(in, out *os.File) (*PTY, error) {
+	m, slave, err := cpty.Open()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPTY, err)
+		return nil, err
 	}
 	// pty.Open's master is in blocking mode; a non-blocking copy of it
 	// joins the runtime's poller, so that reads can be given a deadline
@@ -60,7 +60,7 @@ func OpenPTY(in, out *os.File) (*PTY, error) {
 	}
 	if err != nil {
 		slave.Close()
-		return nil, fmt.Errorf("%w: %v", ErrPTY, err)
+		return nil, err
 	}
 	p := &PTY{master: os.NewFile(uintptr(fd), "/dev/ptmx"), slave: slave, name: slave.Name(), in: in, inFD: fdOf(in), sizeFD: -1}
 	p.inTTY = p.inFD >= 0 && term.IsTerminal(p.inFD)
@@ -99,8 +99,8 @@ func isTerminal(f *os.File) bool {
 // Close, called once Run has returned or deferred on its goroutine, is
 // the last line of defence (a panic). Closing twice is harmless.
 func (p *PTY) Close() error {
-	p.restore()
-	p.stopInputCopy()
+	p.Restore()
+	p.StopInputCopy()
 	if p.slave != nil {
 		p.slave.Close()
 		p.slave = nil
@@ -108,8 +108,8 @@ func (p *PTY) Close() error {
 	return p.master.Close()
 }
 
-// restore puts lcwrap's terminal back as it was before makeRaw.
-func (p *PTY) restore() {
+// Restore puts lcwrap's terminal back as it was before makeRaw.
+func (p *PTY) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.saved == nil {
@@ -117,13 +117,13 @@ func (p *PTY) restore() {
 	}
 	// A background lcwrap (the job was put there) restores too: SIGTTOU
 	// is blocked for the call.
-	withoutTTOU(func() error { return term.Restore(p.inFD, p.saved) })
+	WithoutTTOU(func() error { return term.Restore(p.inFD, p.saved) })
 	p.saved = nil
 }
 
-// makeRaw makes lcwrap's stdin raw, if it is a terminal and not raw yet.
+// MakeRaw makes lcwrap's stdin raw, if it is a terminal and not raw yet.
 // It reports whether the terminal is raw now.
-func (p *PTY) makeRaw() bool {
+func (p *PTY) MakeRaw() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.inTTY && p.saved == nil {
@@ -132,9 +132,9 @@ func (p *PTY) makeRaw() bool {
 	return p.saved != nil
 }
 
-// resize gives the child's terminal the outer terminal's size; the
+// Resize gives the child's terminal the outer terminal's size; the
 // kernel tells the child's foreground group with SIGWINCH.
-func (p *PTY) resize() {
+func (p *PTY) Resize() {
 	if p.sizeFD < 0 {
 		return
 	}
@@ -228,12 +228,12 @@ func (p *PTY) sendEOF(lineStart bool) {
 	p.master.Write(keys)
 }
 
-// masterFile is the master: the child's output is read from it.
-func (p *PTY) masterFile() *os.File { return p.master }
+// Master is the master: the child's output is read from it.
+func (p *PTY) Master() *os.File { return p.master }
 
-// prepare readies the pty for a child and returns its stdin, stdout and
+// Prepare readies the pty for a child and returns its stdin, stdout and
 // stderr: the slave (opened again for a later attempt).
-func (p *PTY) prepare() ([]*os.File, error) {
+func (p *PTY) Prepare() ([]*os.File, error) {
 	if p.slave == nil {
 		f, err := os.OpenFile(p.name, os.O_RDWR|unix.O_NOCTTY, 0)
 		if err != nil {
@@ -248,21 +248,21 @@ func (p *PTY) prepare() ([]*os.File, error) {
 	return []*os.File{p.slave, p.slave, p.slave}, nil
 }
 
-// started drops lcwrap's copy of the slave (once the child, and whatever
+// Started drops lcwrap's copy of the slave (once the child, and whatever
 // it started, has closed its own, the master reads EIO: the end of the
 // output) and starts copying lcwrap's stdin to the master.
-func (p *PTY) started() {
+func (p *PTY) Started() {
 	p.slave.Close()
 	p.slave = nil
 	go p.copyInput(p.stopR)
 	p.stopR = nil
 }
 
-// stopInputCopy stops copying stdin to the master. It does not wait: in
+// StopInputCopy stops copying stdin to the master. It does not wait: in
 // the rare case that something else took the byte the copy was told was
 // there, its read of stdin blocks until the next one, which it then
 // writes to the child's terminal (or, after Close, cannot write).
-func (p *PTY) stopInputCopy() {
+func (p *PTY) StopInputCopy() {
 	for _, f := range []**os.File{&p.stopR, &p.stopW} {
 		if *f != nil {
 			(*f).Close()
@@ -271,11 +271,11 @@ func (p *PTY) stopInputCopy() {
 	}
 }
 
-// withoutTTOU runs f with SIGTTOU blocked on its thread: a process in the
+// WithoutTTOU runs f with SIGTTOU blocked on its thread: a process in the
 // background may then change its terminal's settings instead of being
 // stopped (a blocked SIGTTOU counts as ignored for the terminal, and
 // unlike an ignored disposition it is not inherited across exec).
-func withoutTTOU(f func() error) error {
+func WithoutTTOU(f func() error) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var set, old unix.Sigset_t
@@ -287,9 +287,15 @@ func withoutTTOU(f func() error) error {
 	return f()
 }
 
-// writesToTerminal reports whether w is a terminal (where a raw mode
+// WritesToTerminal reports whether w is a terminal (where a raw mode
 // needs "\r\n" for a new line).
-func writesToTerminal(w io.Writer) bool {
+func WritesToTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isTerminal(f)
+}
+
+func addSignal(set *unix.Sigset_t, sig unix.Signal) {
+	bits := uint(unsafe.Sizeof(set.Val[0])) * 8
+	n := uint(sig) - 1
+	set.Val[n/bits] |= 1 << (n % bits)
 }

@@ -1,4 +1,4 @@
-package supervise
+package notify
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
-// notifySocket is the NOTIFY_SOCKET lcwrap makes for the child: a unix
-// datagram socket, passing credentials, in a private directory of its
-// own. Every attempt of a Run shares it; each listens for its own child.
-type notifySocket struct {
+// Socket is the NOTIFY_SOCKET lcwrap makes for the child: a unix datagram
+// socket, passing credentials, in a private directory of its own. Every
+// attempt of a run shares it; each listens for its own child.
+type Socket struct {
 	path string
 	dir  string
 	f    *os.File // non-blocking, in the runtime's poller
@@ -27,22 +27,22 @@ type notifySocket struct {
 // message can carry (SCM_MAX_FD), so the kernel never drops any.
 var oobSize = unix.CmsgSpace(unix.SizeofUcred) + unix.CmsgSpace(253*4)
 
-// openNotifySocket makes the socket in a new 0700 directory. Errors wrap
-// ErrNotify; nothing is left behind when it fails.
-func openNotifySocket() (*notifySocket, error) {
+// Open makes the socket in a new 0700 directory. Outcomes: the Socket; or
+// the error that kept it from being made (nothing is left behind).
+func Open() (*Socket, error) {
 	dir, err := os.MkdirTemp("", "lcwrap-notify-")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotify, err)
+		return nil, err
 	}
-	n, err := bindNotify(dir)
+	n, err := bind(dir)
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("%w: %v", ErrNotify, err)
+		return nil, err
 	}
 	return n, nil
 }
 
-func bindNotify(dir string) (*notifySocket, error) {
+func bind(dir string) (*Socket, error) {
 	path := filepath.Join(dir, "notify.sock")
 	if len(path) >= len(unix.RawSockaddrUnix{}.Path) {
 		return nil, fmt.Errorf("socket path %s is too long: set TMPDIR to a shorter directory", path)
@@ -65,36 +65,39 @@ func bindNotify(dir string) (*notifySocket, error) {
 		f.Close()
 		return nil, err
 	}
-	return &notifySocket{path: path, dir: dir, f: f, rc: rc}, nil
+	return &Socket{path: path, dir: dir, f: f, rc: rc}, nil
 }
 
-// listen reads datagrams for the child root until stop, judging each
-// (see judge), and sends them in arrival order on the channel it
-// returns; the channel is closed once reading has stopped.
-func (n *notifySocket) listen(root int) <-chan notifyMsg {
+// Path is the socket's path, for NOTIFY_SOCKET.
+func (n *Socket) Path() string { return n.path }
+
+// Listen reads datagrams for the child root until Stop, judging each (see
+// Judge), and sends them in arrival order on the channel it returns; the
+// channel is closed once reading has stopped.
+func (n *Socket) Listen(root int) <-chan Msg {
 	n.f.SetReadDeadline(time.Time{})
-	out := make(chan notifyMsg, 16)
+	out := make(chan Msg, 16)
 	go n.read(root, out)
 	return out
 }
 
-// stop makes the reader take what is queued on the socket (at most
+// Stop makes the reader take what is queued on the socket (at most
 // maxDrain datagrams), send it, and close its channel.
-func (n *notifySocket) stop() { n.f.SetReadDeadline(time.Unix(1, 0)) }
+func (n *Socket) Stop() { n.f.SetReadDeadline(time.Unix(1, 0)) }
 
-// close removes the socket and its directory. The reader must have
+// Close removes the socket and its directory. The reader must have
 // stopped.
-func (n *notifySocket) close() {
+func (n *Socket) Close() {
 	n.f.Close()
 	os.RemoveAll(n.dir)
 }
 
-func (n *notifySocket) read(root int, out chan<- notifyMsg) {
+func (n *Socket) read(root int, out chan<- Msg) {
 	defer close(out)
-	buf := make([]byte, 2*maxNotify)
+	buf := make([]byte, 2*MaxSize)
 	oob := make([]byte, oobSize)
 	for {
-		var m notifyMsg
+		var m Msg
 		var rerr error
 		err := n.rc.Read(func(fd uintptr) bool {
 			m, rerr = receive(int(fd), root, buf, oob)
@@ -123,10 +126,10 @@ func (n *notifySocket) read(root int, out chan<- notifyMsg) {
 
 // receive reads one datagram with its credentials and descriptors (made
 // close-on-exec at once) and judges it.
-func receive(fd, root int, buf, oob []byte) (notifyMsg, error) {
+func receive(fd, root int, buf, oob []byte) (Msg, error) {
 	size, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_TRUNC|unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return notifyMsg{}, err
+		return Msg{}, err
 	}
 	var fds []int
 	pid := 0
@@ -139,5 +142,5 @@ func receive(fd, root int, buf, oob []byte) (notifyMsg, error) {
 			pid = int(cred.Pid)
 		}
 	}
-	return judge(procid.System, root, pid, size, buf[:min(size, len(buf))], fds), nil
+	return Judge(procid.System, root, pid, size, buf[:min(size, len(buf))], fds), nil
 }

@@ -1,4 +1,4 @@
-package adopt
+package pidfd
 
 import (
 	"context"
@@ -9,29 +9,30 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
-// pidfd is a non-blocking pidfd registered with Go's poller: it turns
-// readable when the process it names exits.
-type pidfd struct {
-	f  *os.File
-	rc syscall.RawConn
+// FD is an open pidfd.
+type FD struct {
+	pid int
+	f   *os.File
+	rc  syscall.RawConn
 }
 
-// pidfdOpen is the system call (a seam for tests of the fallback).
-var pidfdOpen = unix.PidfdOpen
+// OpenFunc is the system call Open makes (a seam for tests of what
+// callers do without a pidfd).
+var OpenFunc = unix.PidfdOpen
 
-// openPidfd opens a pidfd for pid. Outcomes: the pidfd; errNoPidfd when
-// the kernel offers none (ENOSYS), a sandbox forbids it (EPERM) or no
-// descriptor is left (EMFILE, ENFILE) — polling still works then;
-// procid.ErrNoProcess; ErrNotProcess for a thread id; another system error.
-func openPidfd(pid int) (*pidfd, error) {
-	fd, err := pidfdOpen(pid, unix.PIDFD_NONBLOCK)
+// Open opens a pidfd for pid. Outcomes: the FD; ErrNoProcess; ErrNotProcess
+// for a thread id; ErrUnsupported (ENOSYS, EPERM); ErrNoDescriptor
+// (EMFILE, ENFILE); another *os.SyscallError.
+func Open(pid int) (*FD, error) {
+	if pid <= 0 {
+		return nil, ErrNoProcess
+	}
+	fd, err := OpenFunc(pid, unix.PIDFD_NONBLOCK)
 	if errors.Is(err, unix.EINVAL) {
 		// Linux 5.3 to 5.9 know pidfds but not the flag: set it after.
-		if fd, err = pidfdOpen(pid, 0); err == nil {
+		if fd, err = OpenFunc(pid, 0); err == nil {
 			if err = unix.SetNonblock(fd, true); err != nil {
 				unix.Close(fd)
 				return nil, os.NewSyscallError("fcntl", err)
@@ -41,12 +42,14 @@ func openPidfd(pid int) (*pidfd, error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, unix.ESRCH):
-		return nil, procid.ErrNoProcess
+		return nil, ErrNoProcess
 	case errors.Is(err, unix.EINVAL), errors.Is(err, unix.ENOENT):
 		// A thread id (EINVAL on older kernels, ENOENT on newer ones).
 		return nil, ErrNotProcess
-	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM), errors.Is(err, unix.EMFILE), errors.Is(err, unix.ENFILE):
-		return nil, errNoPidfd
+	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
+		return nil, ErrUnsupported
+	case errors.Is(err, unix.EMFILE), errors.Is(err, unix.ENFILE):
+		return nil, ErrNoDescriptor
 	default:
 		return nil, os.NewSyscallError("pidfd_open", err)
 	}
@@ -58,11 +61,33 @@ func openPidfd(pid int) (*pidfd, error) {
 		f.Close()
 		return nil, err
 	}
-	return &pidfd{f: f, rc: rc}, nil
+	return &FD{pid: pid, f: f, rc: rc}, nil
 }
 
-// exited reports, without blocking, whether the process has exited.
-func (p *pidfd) exited() (bool, error) {
+// PID returns the pid the handle was opened for.
+func (p *FD) PID() int { return p.pid }
+
+// Signal sends sig to the process (0 only checks permission). Outcomes:
+// nil; ErrNoProcess (it has exited); ErrPermission; another
+// *os.SyscallError.
+func (p *FD) Signal(sig syscall.Signal) error {
+	var err error
+	if cerr := p.rc.Control(func(fd uintptr) { err = unix.PidfdSendSignal(int(fd), sig, nil, 0) }); cerr != nil {
+		return cerr
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.ESRCH):
+		return ErrNoProcess
+	case errors.Is(err, unix.EPERM):
+		return ErrPermission
+	}
+	return os.NewSyscallError("pidfd_send_signal", err)
+}
+
+// Exited reports, without blocking, whether the process has exited.
+func (p *FD) Exited() (bool, error) {
 	var exited bool
 	var perr error
 	if err := p.rc.Control(func(fd uintptr) { exited, perr = readable(fd) }); err != nil {
@@ -71,10 +96,11 @@ func (p *pidfd) exited() (bool, error) {
 	return exited, perr
 }
 
-// wait parks the goroutine in the poller until the process exits, or
+// Wait parks the goroutine in the poller until the process exits, or
 // returns context.Cause(ctx) once ctx ends. No busy loop: the callback
 // runs once per readiness notification.
-func (p *pidfd) wait(ctx context.Context) error {
+func (p *FD) Wait(ctx context.Context) error {
+	p.f.SetReadDeadline(time.Time{}) // an earlier Wait's end may have set one
 	stop := context.AfterFunc(ctx, func() { p.f.SetReadDeadline(time.Unix(0, 1)) })
 	defer stop()
 	var perr error
@@ -92,7 +118,8 @@ func (p *pidfd) wait(ctx context.Context) error {
 	return err
 }
 
-func (p *pidfd) close() error { return p.f.Close() }
+// Close releases the handle (never the process).
+func (p *FD) Close() error { return p.f.Close() }
 
 // readable polls fd with a zero timeout.
 func readable(fd uintptr) (bool, error) {

@@ -1,0 +1,87 @@
+package codex
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lcwrap/lcwrap/internal/mockresponses"
+	"github.com/lcwrap/lcwrap/jsonl"
+)
+
+// TestRealAdoptInteractive: `lcwrap adopt PID` of a running interactive
+// codex that lcwrap did not start follows its session once the rollout is
+// proven to be that process's, under the adopted child (external), and
+// ends it lost when the process goes.
+func TestRealAdoptInteractive(t *testing.T) {
+	bin := requireCodex(t)
+	lc := buildLcwrap(t)
+	env, _, _ := codexEnv(t, mockresponses.Step{Calls: []mockresponses.Call{mockresponses.Exec("echo adopt-marker")}})
+	u := startTUI(t, bin, env)
+	u.ready()
+
+	journal := filepath.Join(t.TempDir(), "journal.jsonl")
+	adopter := exec.Command(lc, "adopt", "--journal", journal, strconv.Itoa(u.cmd.Process.Pid))
+	adopter.Env = append(env, "GORACE=atexit_sleep_ms=0")
+	if err := adopter.Start(); err != nil {
+		t.Fatal(err)
+	}
+	adopted := make(chan error, 1)
+	go func() { adopted <- adopter.Wait() }()
+	t.Cleanup(func() { adopter.Process.Kill() })
+	waitFor(t, "the adoption", 10*time.Second, func() bool { return len(journalEvents(t, journal)) >= 2 }, u.scr.text)
+	for _, ev := range journalEvents(t, journal) {
+		if ev.Source == Source {
+			t.Fatalf("a session was attached before codex opened a rollout: %s", ev.Details)
+		}
+	}
+
+	u.submit("run the marker")
+	waitFor(t, "the session's wait in the journal", 30*time.Second, func() bool {
+		for _, ev := range journalEvents(t, journal) {
+			if ev.Source == Source && ev.State == jsonl.StateWaiting {
+				return true
+			}
+		}
+		return false
+	}, u.scr.text)
+	u.quit()
+	select {
+	case err := <-adopted:
+		if err != nil {
+			t.Fatalf("lcwrap adopt: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("lcwrap adopt did not end with codex")
+	}
+
+	evs := journalEvents(t, journal)
+	var adoptedID string
+	proven := false
+	var session []string
+	for _, ev := range evs {
+		switch {
+		case ev.Source == "lcwrap" && ev.Kind == jsonl.KindCreated:
+			adoptedID = ev.ChildID
+		case ev.Source == "lcwrap" && ev.Kind == jsonl.KindDiagnostic && strings.Contains(string(ev.Details), `"agent":"codex"`):
+			proven = true
+		case ev.Source == Source:
+			if ev.Lineage.ParentChildID != adoptedID || !ev.Lineage.External {
+				t.Errorf("session lineage %+v, want external under %s", ev.Lineage, adoptedID)
+			}
+			session = append(session, string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity)
+		}
+	}
+	all := strings.Join(session, "\n")
+	if !proven {
+		t.Errorf("no diagnostic with the rollout proof on the adopted child")
+	}
+	for _, want := range []string{"created created", "activity  prompt submitted", "exec_command: echo adopt-marker", "state_changed waiting", "terminal lost"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q among the session's events:\n%s", want, all)
+		}
+	}
+}

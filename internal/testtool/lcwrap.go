@@ -1,0 +1,47 @@
+package testtool
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+var (
+	buildOnce sync.Once
+	lcwrapBin string
+	buildErr  error
+)
+
+// Lcwrap returns the path of an lcwrap binary built from this module, once
+// per test process (with the go of the running toolchain), for tests that
+// run it under another program (tmux, an agent's hooks). Call Cleanup from
+// TestMain to remove it.
+func Lcwrap(t TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "lcwrap-test-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		lcwrapBin = filepath.Join(dir, "lcwrap")
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if out, err := exec.Command(goTool, "build", "-o", lcwrapBin, "github.com/lcwrap/lcwrap/cmd/lcwrap").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building lcwrap: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("%v", buildErr)
+	}
+	return lcwrapBin
+}
+
+// Cleanup removes the binary Lcwrap built, if any.
+func Cleanup() {
+	if lcwrapBin != "" {
+		os.RemoveAll(filepath.Dir(lcwrapBin))
+	}
+}

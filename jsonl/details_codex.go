@@ -1,0 +1,110 @@
+package jsonl
+
+import "github.com/lcwrap/lcwrap/internal/procid"
+
+// The details shapes of the Codex source (package codex) that are
+// lcwrap's own findings, not codex's report: whether a session's rollout
+// file was proven to be the observed process's, and the daemons seen.
+// docs/agents-codex.md describes each member.
+
+// RolloutProof is why lcwrap holds a rollout file to be one process
+// tree's session: the holder (the root, or a descendant reached through
+// Chain) has it open and serves no one outside the tree.
+type RolloutProof struct {
+	Chain            []int           `json:"chain"`
+	Evidence         string          `json:"evidence"`
+	Holder           procid.Identity `json:"holder"`
+	HolderExecutable string          `json:"holderExecutable,omitempty"`
+	OwnSession       bool            `json:"ownSession"`
+	Rollout          string          `json:"rollout"`
+	ThreadID         string          `json:"threadId"`
+}
+
+// AppendDetails implements Details.
+func (d RolloutProof) AppendDetails(o *Object) {
+	o.Ints("chain", d.Chain)
+	o.String("evidence", d.Evidence)
+	o.Identity("holder", d.Holder)
+	o.OptString("holderExecutable", d.HolderExecutable)
+	o.Bool("ownSession", d.OwnSession)
+	o.String("rollout", d.Rollout)
+	o.String("threadId", d.ThreadID)
+}
+
+// CodexDaemon is a descendant of the observed process that led a session
+// of its own (setsid) and was still alive when that process ended.
+type CodexDaemon struct {
+	Command    string          `json:"command"`
+	Note       string          `json:"note"`
+	OwnSession bool            `json:"ownSession"`
+	Process    procid.Identity `json:"process"`
+}
+
+// AppendDetails implements Details.
+func (d CodexDaemon) AppendDetails(o *Object) {
+	o.String("command", d.Command)
+	o.String("note", d.Note)
+	o.Bool("ownSession", d.OwnSession)
+	o.Identity("process", d.Process)
+}
+
+// CodexRollout is the "codexRollout" member of a launched process's
+// terminal event: whether the session's rollout was followed (Rollout
+// "followed" with its Proof) or not (Rollout "not followed", with the
+// last check and the refusals counted), and the daemons that outlived it.
+type CodexRollout struct {
+	Daemons   []CodexDaemon `json:"daemons,omitempty"`
+	LastCheck string        `json:"lastCheck,omitempty"`
+	Note      string        `json:"note,omitempty"`
+	Proof     *RolloutProof `json:"proof,omitempty"`
+	ReadError string        `json:"readError,omitempty"`
+	Refusals  IntMap        `json:"refusals,omitempty"`
+	Rollout   string        `json:"rollout"`
+}
+
+// AppendDetails implements Details.
+func (d CodexRollout) AppendDetails(o *Object) {
+	if len(d.Daemons) > 0 {
+		o.key("daemons")
+		o.b = append(o.b, '[')
+		for i, dm := range d.Daemons {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			sub := Object{b: append(o.b, '{')}
+			dm.AppendDetails(&sub)
+			o.b = append(sub.b, '}')
+		}
+		o.b = append(o.b, ']')
+	}
+	o.OptString("lastCheck", d.LastCheck)
+	o.OptString("note", d.Note)
+	if d.Proof != nil {
+		o.Object("proof", d.Proof)
+	}
+	o.OptString("readError", d.ReadError)
+	if len(d.Refusals) > 0 {
+		o.Object("refusals", d.Refusals)
+	}
+	o.String("rollout", d.Rollout)
+}
+
+// RolloutProven is the diagnostic on an adopted codex process once its
+// session's rollout is proven (lcwrap adopt): the session is followed as
+// a child of it.
+type RolloutProven struct {
+	Agent   string        `json:"agent"`
+	Message string        `json:"message"`
+	Proof   *RolloutProof `json:"proof"`
+}
+
+// AppendDetails implements Details.
+func (d RolloutProven) AppendDetails(o *Object) {
+	o.String("agent", d.Agent)
+	o.String("message", d.Message)
+	if d.Proof != nil {
+		o.Object("proof", d.Proof)
+	} else {
+		o.Null("proof")
+	}
+}

@@ -1,0 +1,28 @@
+package jsonl
+
+import (
+	"testing"
+
+	"github.com/lcwrap/lcwrap/internal/procid"
+)
+
+func codexExamples(s1, s2 string, n int64, b bool) []Details {
+	id := procid.Identity{PID: int(n & 0xffff), StartTime: uint64(n) & (1<<40 - 1), Host: "host"}
+	proof := &RolloutProof{Chain: []int{1, int(n & 0xffff)}, Evidence: "open-file-descriptor", Holder: id, HolderExecutable: s1, OwnSession: b, Rollout: s2, ThreadID: s1}
+	return []Details{
+		CodexRollout{Rollout: "not followed"},
+		CodexRollout{Rollout: "followed", Proof: proof, ReadError: s1, Note: s2, LastCheck: s1, Refusals: IntMap{s1: 2},
+			Daemons: []CodexDaemon{{Command: s1, Note: s2, OwnSession: true, Process: id}, {Command: s2, Process: id}}},
+		RolloutProven{Agent: "codex", Message: s1, Proof: proof},
+		Terminal{Claim: ClaimExitStatusOnly, CodexRollout: &CodexRollout{Rollout: s1}},
+	}
+}
+
+func TestCodexDetailsMatchEncodingJSON(t *testing.T) {
+	for _, d := range codexExamples("codex", "Bearer abcdefghijklmnop", 42, true) {
+		checkAgentDetails(t, d)
+	}
+	for _, d := range codexExamples("", "x\"y\u2028", -1, false) {
+		checkAgentDetails(t, d)
+	}
+}
