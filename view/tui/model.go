@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -426,5 +427,32 @@ func (m *Model) detailLines(vm *view.Model) []string {
 	if n == nil {
 		return []string{m.selID + ": no longer in the journal (it was read again)"}
 	}
-	return view.Detail(n, m.now)
+	var out []string
+	for _, l := range view.Detail(n, m.now) {
+		out = append(out, wrap(l, max(m.width, 20))...)
+	}
+	return out
+}
+
+// wrap breaks a line at spaces to fit width; continuation lines are
+// indented two more than the line itself.
+func wrap(s string, width int) []string {
+	if utf8.RuneCountInString(s) <= width {
+		return []string{s}
+	}
+	indent := strings.Repeat(" ", min(len(s)-len(strings.TrimLeft(s, " "))+2, width/2))
+	var out []string
+	line, started := "", false
+	for _, word := range strings.Split(s, " ") {
+		switch {
+		case !started:
+			line, started = word, true
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = indent + word
+		}
+	}
+	return append(out, line)
 }
