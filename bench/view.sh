@@ -18,7 +18,7 @@ rp=$("$TIMEIT" -n "$runs" -warmup 0 -label report -- "$LCWRAP" report --journal 
 tj="$BENCH_TMP/view-top.jsonl"
 cp "$f1" "$tj"
 top=$("$TOPBENCH" -top "$(dirname "$LCWRAP")/lcwrap-top" -journal "$tj" -rounds "${VIEW_ROUNDS:-20}" -events 100 -idle "${VIEW_IDLE:-60s}")
-rm -f "$tj" "$tj".*
+rm -rf "$tj" "$tj".*
 IFS=$'\t' read -r paint paintcpu refmed refmax idle <<<"$top"
 col() { echo "$1" | cut -f"$2"; }
 echo "## View (issue 16)"

@@ -23,9 +23,9 @@ type Model struct {
 	placed map[*Node]bool
 	// orphans are roots waiting for the child they would go under.
 	orphans map[string][]*Node
-	cursor int64
-	lines  int64
-	tally  map[string]int
+	cursor  int64
+	lines   int64
+	tally   map[string]int
 }
 
 // NewModel returns an empty model.
