@@ -64,6 +64,7 @@ fuzz:
 	$(GO) test ./codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:

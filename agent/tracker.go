@@ -11,6 +11,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/capabilities"
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
@@ -54,6 +55,10 @@ type Config struct {
 	// Limits says in one sentence what this source can never know; it is
 	// recorded in every created event.
 	Limits string
+	// Wrapper, when set, is the lcwrap process that owns these events (a
+	// run it launched): recorded in every created event, so that a dead
+	// wrapper is found by reconciliation and its children become lost.
+	Wrapper *procid.Identity
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }
@@ -272,7 +277,7 @@ func (t *Tracker) open(s *SessionState, o Observation, seenStart bool) *ChildSta
 	}
 	s.Current = c
 	d := evidence(o)
-	d.Agent, d.SessionID, d.Observation, d.SessionSource, d.Limits = t.cfg.Source, s.Session, "agent-report", o.Source, t.cfg.Limits
+	d.Agent, d.SessionID, d.Observation, d.SessionSource, d.Limits, d.Wrapper = t.cfg.Source, s.Session, "agent-report", o.Source, t.cfg.Limits, t.cfg.Wrapper
 	if !seenStart {
 		d.Note = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
@@ -332,7 +337,7 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 	}
 	s.Agents[o.Agent] = a
 	d := evidence(o)
-	d.Agent, d.SessionID, d.AgentID, d.AgentType, d.Observation, d.Limits = t.cfg.Source, s.Session, o.Agent, o.AgentType, "agent-report", t.cfg.Limits
+	d.Agent, d.SessionID, d.AgentID, d.AgentType, d.Observation, d.Limits, d.Wrapper = t.cfg.Source, s.Session, o.Agent, o.AgentType, "agent-report", t.cfg.Limits, t.cfg.Wrapper
 	if !seenStart {
 		d.Note = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}

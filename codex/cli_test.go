@@ -61,6 +61,31 @@ func TestRealExecJSON(t *testing.T) {
 	}
 }
 
+// TestRealExecFailed: the API refuses the request (HTTP 400); codex
+// reports the error and the failed turn, and exits 1. Both are codex's
+// reports on the session (diagnostics), never a state of their own.
+func TestRealExecFailed(t *testing.T) {
+	env, _, _ := codexEnv(t, mockresponses.Step{Status: 400, Text: "mock refuses this request"})
+	out := runExecStatus(t, env, "anything", 1)
+	tr, sink := newTracker(t, agent.Config{Parent: "codex-proc", RunTag: "t2"})
+	var r ExecReader
+	feed(tr, out, r.Line)
+	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
+	sink.check(t)
+	all := sink.all()
+	for _, want := range []string{`"reportedError":"error"`, `"reportedError":"turn.failed"`, `mock refuses this request`, `"state":"lost"`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %s in:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, `"state":"failed"`) || strings.Contains(all, `"state":"waiting"`) {
+		t.Errorf("a reported error became a state:\n%s", all)
+	}
+	if os.Getenv("LCWRAP_RECORD") != "" {
+		record(t, "exec-failed.jsonl", out)
+	}
+}
+
 // record writes a redacted recording into testdata (LCWRAP_RECORD=1).
 func record(t *testing.T, name string, data []byte) {
 	t.Helper()

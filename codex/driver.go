@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
@@ -35,22 +36,28 @@ func (m Mode) String() string {
 	return "none"
 }
 
-// valueFlags are codex's options that take a value as the next argument.
-var valueFlags = map[string]bool{
-	"-c": true, "--config": true, "--enable": true, "--disable": true, "--remote": true,
-	"--remote-auth-token-env": true, "-i": true, "--image": true, "-m": true, "--model": true,
-	"--local-provider": true, "-p": true, "--profile": true, "-s": true, "--sandbox": true,
-	"-C": true, "--cd": true, "-a": true, "--ask-for-approval": true, "--add-dir": true,
-	"--output-schema": true, "-o": true, "--output-last-message": true, "--color": true,
+// valueFlag reports whether a is one of codex's options that take a value
+// as the next argument. (Switches, not maps: no cost at lcwrap's start.)
+func valueFlag(a string) bool {
+	switch a {
+	case "-c", "--config", "--enable", "--disable", "--remote", "--remote-auth-token-env", "-i", "--image",
+		"-m", "--model", "--local-provider", "-p", "--profile", "-s", "--sandbox", "-C", "--cd",
+		"-a", "--ask-for-approval", "--add-dir", "--output-schema", "-o", "--output-last-message", "--color":
+		return true
+	}
+	return false
 }
 
-// subcommands are codex's subcommands that run no session of the TUI.
-var subcommands = map[string]bool{
-	"agents": true, "review": true, "login": true, "logout": true, "mcp": true, "plugin": true,
-	"app-server": true, "remote-control": true, "completion": true, "update": true, "doctor": true,
-	"sandbox": true, "debug": true, "apply": true, "a": true, "queue": true, "archive": true,
-	"delete": true, "migrate-rollouts": true, "migrate-nfs-db": true, "unarchive": true,
-	"cloud": true, "exec-server": true, "features": true, "help": true, "mcp-server": true,
+// subcommand reports whether a is a codex subcommand that runs no
+// session of the TUI.
+func subcommand(a string) bool {
+	switch a {
+	case "agents", "review", "login", "logout", "mcp", "plugin", "app-server", "remote-control", "completion",
+		"update", "doctor", "sandbox", "debug", "apply", "a", "queue", "archive", "delete", "migrate-rollouts",
+		"migrate-nfs-db", "unarchive", "cloud", "exec-server", "features", "help", "mcp-server":
+		return true
+	}
+	return false
 }
 
 // Classify says how argv (a codex command line, argv[0] the program)
@@ -62,7 +69,7 @@ func Classify(argv []string) Mode {
 		switch {
 		case a == "--":
 			return ModeInteractive // what follows is the prompt
-		case valueFlags[a]:
+		case valueFlag(a):
 			i++
 		case strings.HasPrefix(a, "-"):
 			if a == "--help" || a == "-h" || a == "--version" || a == "-V" {
@@ -83,7 +90,7 @@ func Classify(argv []string) Mode {
 			return ModeNone
 		case a == "resume" || a == "fork":
 			return ModeInteractive
-		case subcommands[a]:
+		case subcommand(a):
 			return ModeNone
 		default:
 			return ModeInteractive // the first positional is the prompt
@@ -160,6 +167,9 @@ func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
 	return nil
 }
 
+// ownLine starts every event line lcwrap writes.
+var ownLine = []byte(`{"schemaVersion":`)
+
 // execTap feeds the lines of codex's stdout to a Tracker.
 type execTap struct {
 	tracker *agent.Tracker
@@ -174,6 +184,11 @@ type execTap struct {
 func (t *execTap) Write(p []byte) (int, error) { return t.lines.Write(p) }
 
 func (t *execTap) line(b []byte) {
+	if bytes.HasPrefix(b, ownLine) {
+		// lcwrap's own event line: with --emit stdout the events share
+		// the stream that is tapped; codex never prints one.
+		return
+	}
 	out := t.reader.Line(b)
 	for _, o := range out.Observations {
 		if o.Native == "turn.completed" || o.Native == "turn.failed" {

@@ -174,11 +174,23 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 // its report (details.reported), never as lcwrap's claim.
 func report(m map[string]any) map[string]any { return m }
 
-// usageNames are lcwrap's names for codex's token counts (those of
-// jsonl.AgentUsage where they mean the same).
-var usageNames = map[string]string{
-	"input_tokens": "input", "cached_input_tokens": "cacheRead", "cache_write_input_tokens": "cacheCreation",
-	"output_tokens": "output", "reasoning_output_tokens": "reasoningOutput",
+// usageName is lcwrap's name for one of codex's token counts (those of
+// jsonl.AgentUsage where they mean the same); ok is false for a count it
+// does not know.
+func usageName(k string) (name string, ok bool) {
+	switch k {
+	case "input_tokens":
+		return "input", true
+	case "cached_input_tokens":
+		return "cacheRead", true
+	case "cache_write_input_tokens":
+		return "cacheCreation", true
+	case "output_tokens":
+		return "output", true
+	case "reasoning_output_tokens":
+		return "reasoningOutput", true
+	}
+	return "", false
 }
 
 // usage keeps the token counts codex reported (integers only), under
@@ -195,7 +207,7 @@ func usage(raw json.RawMessage) map[string]any {
 		if json.Unmarshal(v, &n) != nil || len(out) >= 16 {
 			continue
 		}
-		name, ok := usageNames[k]
+		name, ok := usageName(k)
 		if !ok {
 			name = cutTag(strings.TrimSuffix(strings.TrimSuffix(k, "_tokens"), "_token"))
 		}

@@ -38,6 +38,24 @@ terminal lost
 	}
 }
 
+// TestExecFailedRecording: a refused request, recorded from the real
+// codex: two reported errors, no state of their own.
+func TestExecFailedRecording(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "exec-failed.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, sink := newTracker(t, agent.Config{Parent: "p", RunTag: "r"})
+	var r ExecReader
+	feed(tr, data, r.Line)
+	tr.End(agent.ProcessEnd{ChildID: "p"})
+	sink.check(t)
+	want := "created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\ndiagnostic\ndiagnostic\nterminal lost\n"
+	if got := sink.summary(); got != want {
+		t.Errorf("events:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestExecLines maps each event type the exec schema defines, and what it
 // does not know.
 func TestExecLines(t *testing.T) {
@@ -117,6 +135,7 @@ func TestExecNoText(t *testing.T) {
 // FuzzExecLine: no line panics the reader or makes an invalid event.
 func FuzzExecLine(f *testing.F) {
 	seedLines(f, "exec-command.jsonl")
+	seedLines(f, "exec-failed.jsonl")
 	f.Add([]byte(`{"type":"item.completed","item":{"type":"command_execution","exit_code":null}}`))
 	f.Add([]byte(`{"type":"request_user_input","questions":null}`))
 	f.Fuzz(func(t *testing.T, line []byte) {

@@ -30,7 +30,6 @@ type Follower struct {
 	OnProof func(Proof)
 
 	tracker *agent.Tracker
-	prove   func(procid.Identity) (Proof, error)
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc
@@ -53,7 +52,7 @@ type daemon struct {
 
 // NewFollower returns a Follower writing to tracker.
 func NewFollower(tracker *agent.Tracker) *Follower {
-	return &Follower{tracker: tracker, prove: Prove, refused: map[string]int{}, leaders: map[int]daemon{}}
+	return &Follower{tracker: tracker, refused: map[string]int{}, leaders: map[int]daemon{}}
 }
 
 // Start begins proving and following for the tree under root; call it
@@ -91,8 +90,8 @@ func (f *Follower) run(ctx context.Context, root procid.Identity) {
 	t := time.NewTicker(ProvePoll)
 	defer t.Stop()
 	for {
-		p, err := f.prove(root)
-		f.noteDaemons(root)
+		p, tree, err := proveTree(root)
+		f.noteDaemons(root, tree)
 		if err == nil {
 			f.follow(ctx, p)
 			return
@@ -152,11 +151,7 @@ func (f *Follower) follow(ctx context.Context, p Proof) {
 
 // noteDaemons records the tree's processes that lead a session of their
 // own (setsid'd daemons), while they are still visibly descendants.
-func (f *Follower) noteDaemons(root procid.Identity) {
-	tree, err := processTree(root)
-	if err != nil {
-		return
-	}
+func (f *Follower) noteDaemons(root procid.Identity, tree map[int]procid.Info) {
 	for pid, info := range tree {
 		if pid == root.PID || info.SID != pid || tree[root.PID].SID == pid {
 			continue

@@ -121,6 +121,12 @@ func codexEnv(t *testing.T, script ...mockresponses.Step) ([]string, string, *mo
 // runExec runs `codex exec --json` with a prompt and returns its stdout.
 func runExec(t *testing.T, env []string, prompt string) []byte {
 	t.Helper()
+	return runExecStatus(t, env, prompt, 0)
+}
+
+// runExecStatus is runExec for a run that must exit with code.
+func runExecStatus(t *testing.T, env []string, prompt string, code int) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, requireCodex(t), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt)
@@ -129,8 +135,8 @@ func runExec(t *testing.T, env []string, prompt string) []byte {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.Bytes())
+	if ctx.Err() != nil || cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != code {
+		t.Fatalf("codex exec: %v, want exit code %d\nstdout:\n%s\nstderr:\n%s", err, code, out, stderr.Bytes())
 	}
 	return out
 }

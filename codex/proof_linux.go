@@ -15,13 +15,26 @@ import (
 // ErrMismatch, ErrRootGone (wrapped with the facts), or the error of
 // reading the process table.
 func Prove(root procid.Identity) (Proof, error) {
+	p, _, err := proveTree(root)
+	return p, err
+}
+
+// proveTree is Prove, also returning the process tree it read (nil when
+// it could read none).
+func proveTree(root procid.Identity) (Proof, map[int]procid.Info, error) {
 	if v := procid.Check(procid.System, root); v.Status != procid.Alive {
-		return Proof{}, fmt.Errorf("%w: %s", ErrRootGone, v.Reason)
+		return Proof{}, nil, fmt.Errorf("%w: %s", ErrRootGone, v.Reason)
 	}
 	tree, err := processTree(root)
 	if err != nil {
-		return Proof{}, err
+		return Proof{}, nil, err
 	}
+	p, err := proveIn(root, tree)
+	return p, tree, err
+}
+
+// proveIn looks for the rollout of tree, read by processTree for root.
+func proveIn(root procid.Identity, tree map[int]procid.Info) (Proof, error) {
 	type held struct {
 		path   string
 		holder int

@@ -168,8 +168,8 @@ func checkNoLeftovers(t *testing.T, marker string) {
 	}
 }
 
-// needJQ skips the test when jq is missing (fails it under CI): the hooks
-// and CI examples use it.
+// needJQ skips the test when jq is missing (fails it under CI): the CI
+// example uses it.
 func needJQ(t *testing.T) {
 	t.Helper()
 	testtool.Need(t, "jq", "apt-get install jq")

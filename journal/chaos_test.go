@@ -224,7 +224,8 @@ func chaos(t *testing.T, writers, each int, killFor, stale time.Duration) {
 	sort.Slice(stalls, func(a, b int) bool { return stalls[a] < stalls[b] })
 	var p50, p99, worst time.Duration
 	if n := len(stalls); n > 0 {
-		p50, p99, worst = stalls[n/2], stalls[n*99/100], stalls[n-1]
+		r := 10 * time.Microsecond
+		p50, p99, worst = stalls[n/2].Round(r), stalls[n*99/100].Round(r), stalls[n-1].Round(r)
 	}
 	t.Logf("stale %v: %d writers × %d appends, %d kills of the lock owner, %d torn lines healed, %d lines; stall after a kill p50 %v p99 %v max %v",
 		stale, writers, each, len(kills), len(r.Quarantined), len(all), p50, p99, worst)

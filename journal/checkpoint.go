@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -25,6 +25,70 @@ type checkpoint struct {
 	Lines      int64  `json:"lines"`      // lines in it (= the last journalSequence)
 	LastOffset int64  `json:"lastOffset"` // offset of its last line
 	LastSHA256 string `json:"lastSha256"` // of the last line, without newline
+}
+
+// appendJSON encodes the checkpoint as encoding/json would.
+func (c checkpoint) appendJSON(b []byte) []byte {
+	b = append(b, `{"version":`...)
+	b = strconv.AppendInt(b, int64(c.Version), 10)
+	for _, f := range [...]struct {
+		k string
+		v int64
+	}{{"size", c.Size}, {"lines", c.Lines}, {"lastOffset", c.LastOffset}} {
+		b = append(b, `,"`...)
+		b = append(b, f.k...)
+		b = append(b, `":`...)
+		b = strconv.AppendInt(b, f.v, 10)
+	}
+	b = append(b, `,"lastSha256":"`...)
+	b = append(b, c.LastSHA256...)
+	return append(b, `"}`...)
+}
+
+// parseCheckpoint reads what appendJSON writes (members in any order);
+// anything else is not a checkpoint. Without reflection: a fresh writer
+// reads it on its start-up path, and loadCheckpoint checks it against the
+// file anyway.
+func parseCheckpoint(b []byte) (checkpoint, bool) {
+	var c checkpoint
+	s := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}") {
+		return c, false
+	}
+	seen := 0
+	for _, m := range strings.Split(s[1:len(s)-1], ",") {
+		k, v, ok := strings.Cut(m, ":")
+		if !ok {
+			return c, false
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == `"lastSha256"` {
+			if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+				return c, false
+			}
+			c.LastSHA256 = v[1 : len(v)-1]
+			seen++
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return c, false
+		}
+		switch k {
+		case `"version"`:
+			c.Version = int(n)
+		case `"size"`:
+			c.Size = n
+		case `"lines"`:
+			c.Lines = n
+		case `"lastOffset"`:
+			c.LastOffset = n
+		default:
+			return c, false
+		}
+		seen++
+	}
+	return c, seen == 5
 }
 
 // loadCheckpoint adopts the checkpoint when it matches the file: the file is
@@ -46,8 +110,8 @@ func (j *Journal) loadCheckpoint() error {
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	f.Close()
-	var c checkpoint
-	if err != nil || json.Unmarshal(b, &c) != nil || c.Version != 1 {
+	c, ok := parseCheckpoint(b)
+	if err != nil || !ok || c.Version != 1 {
 		return nil
 	}
 	n := c.Size - c.LastOffset // the last line and its newline
@@ -85,7 +149,7 @@ func (j *Journal) saveCheckpoint() {
 		return
 	}
 	sum := sha256.Sum256(j.cur.last)
-	b, _ := json.Marshal(checkpoint{Version: 1, Size: j.cur.off, Lines: j.cur.pos, LastOffset: j.cur.lastOff, LastSHA256: hex.EncodeToString(sum[:])})
+	b := checkpoint{Version: 1, Size: j.cur.off, Lines: j.cur.pos, LastOffset: j.cur.lastOff, LastSHA256: hex.EncodeToString(sum[:])}.appendJSON(nil)
 	// One temporary name: checkpoints are saved only under the lock, so
 	// no other saver is using it, and one killed while saving leaves a
 	// file the next save simply overwrites.

@@ -43,6 +43,10 @@ func FuzzOwnerRecord(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The same record as encoding/json writes (HTML escaping aside).
+		if hand, err := parseOwner(o.appendJSON(nil)); err != nil || hand != o {
+			t.Fatalf("appendJSON %s reads back as %+v (%v), want %+v", o.appendJSON(nil), hand, err, o)
+		}
 		o2, err := parseOwner(again)
 		if err != nil || o2 != o {
 			t.Fatalf("round trip: %+v -> %+v (%v)", o, o2, err)
@@ -136,4 +140,22 @@ func FuzzQuarantineReader(f *testing.F) {
 			t.Fatalf("after repair %+v: %+v %v", rep, r2, err)
 		}
 	})
+}
+
+// The checkpoint is encoded as encoding/json would and read back.
+func TestCheckpointEncoding(t *testing.T) {
+	c := checkpoint{Version: 1, Size: 123456, Lines: 789, LastOffset: 123000, LastSHA256: "ab12"}
+	want, _ := json.Marshal(c)
+	got := c.appendJSON(nil)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s, want %s", got, want)
+	}
+	if back, ok := parseCheckpoint(append(got, '\n')); !ok || back != c {
+		t.Fatalf("read back %+v %v", back, ok)
+	}
+	for _, bad := range []string{"", "{}", `{"version":1}`, `{"version":1,"size":1,"lines":1,"lastOffset":0,"lastSha256":3}`, `[1]`, `{"version":"1","size":1,"lines":1,"lastOffset":0,"lastSha256":"x"}`} {
+		if _, ok := parseCheckpoint([]byte(bad)); ok {
+			t.Errorf("accepted %q", bad)
+		}
+	}
 }

@@ -387,7 +387,7 @@ func (j *Journal) append(sync bool, prepare func() ([][]byte, error)) (int64, er
 	if j.opts.Fsync == FsyncAlways || (sync && j.opts.Fsync == FsyncTerminal) {
 		// fdatasync: the appended bytes and the file size, without the
 		// timestamps fsync would also flush.
-		if err := unix.Fdatasync(int(j.f.Fd())); err != nil {
+		if err := datasync(j.f); err != nil {
 			return first, fmt.Errorf("journal %s: fsync: %w", j.path, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // ownerFile is the owner record inside the lock directory.
@@ -69,6 +71,33 @@ func (o owner) String() string {
 		s += " (a writer without the kernel lock)"
 	}
 	return s
+}
+
+// appendJSON encodes the record as encoding/json would (without
+// reflection: it is on every writer's start-up path).
+func (o owner) appendJSON(b []byte) []byte {
+	b = append(b, `{"pid":`...)
+	b = strconv.AppendInt(b, int64(o.PID), 10)
+	b = append(b, `,"token":`...)
+	b = jsonl.AppendString(b, o.Token)
+	b = append(b, `,"createdAt":`...)
+	b = strconv.AppendInt(b, o.CreatedAt, 10)
+	if o.StartTime != 0 {
+		b = append(b, `,"startTime":`...)
+		b = strconv.AppendUint(b, o.StartTime, 10)
+	}
+	for _, f := range [...]struct{ k, v string }{
+		{"startClock", string(o.StartClock)}, {"bootId", o.BootID}, {"host", o.Host},
+		{"pidNs", o.PIDNS}, {"protocol", o.Protocol},
+	} {
+		if f.v != "" {
+			b = append(b, `,"`...)
+			b = append(b, f.k...)
+			b = append(b, `":`...)
+			b = jsonl.AppendString(b, f.v)
+		}
+	}
+	return append(b, '}')
 }
 
 // lcwrapOwner reports whether the record was made under the kernel lock.
@@ -404,7 +433,7 @@ func freeSpare(dir string) *os.File {
 	}
 	var b [recordSize]byte
 	n, _ := f.ReadAt(b[:], 0)
-	if o, err := parseOwner(bytes.TrimRight(b[:n], " \n")); err != nil || !o.lcwrapOwner() {
+	if !bytes.Contains(b[:n], []byte(`"protocol":"`+Protocol+`"`)) {
 		f.Close()
 		return nil
 	}
@@ -466,7 +495,7 @@ func (l *locker) newRecord() (string, []byte) {
 	if !l.noKernel {
 		o.Protocol = Protocol
 	}
-	b, _ := json.Marshal(o)
+	b := o.appendJSON(make([]byte, 0, recordSize))
 	if pad := recordSize - 1 - len(b); pad > 0 {
 		b = append(b, bytes.Repeat([]byte(" "), pad)...)
 	}
@@ -589,8 +618,7 @@ func (l *locker) ownsLockPath(token string) bool {
 	}
 	var b [recordSize]byte
 	n, _ := l.spare.f.ReadAt(b[:], 0)
-	o, err := parseOwner(bytes.TrimRight(b[:n], " \n"))
-	return err == nil && o.Token == token
+	return bytes.Contains(b[:n], []byte(`"token":"`+token+`"`)) // tokens are hex
 }
 
 // judgement is what judge concluded about a lock directory.

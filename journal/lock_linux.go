@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"os"
 	"syscall"
 	"time"
 
@@ -18,6 +19,9 @@ func renameNoReplace(from, to string) error {
 func exchange(a, b string) error {
 	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
 }
+
+// datasync flushes f's data and size (fdatasync(2)).
+func datasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
 
 // pause sleeps for d with the kernel's timer precision (time.Sleep rounds
 // short sleeps up to about a millisecond on some virtual machines).

@@ -4,6 +4,7 @@ package journal
 
 import (
 	"errors"
+	"os"
 	"time"
 )
 
@@ -14,3 +15,6 @@ func renameNoReplace(from, to string) error { return errors.ErrUnsupported }
 func exchange(a, b string) error { return errors.ErrUnsupported }
 
 func pause(d time.Duration) { time.Sleep(d) }
+
+// datasync is fsync here.
+func datasync(f *os.File) error { return f.Sync() }

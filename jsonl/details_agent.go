@@ -1,5 +1,11 @@
 package jsonl
 
+import (
+	"encoding/json"
+
+	"github.com/lcwrap/lcwrap/internal/procid"
+)
+
 // The details shapes of agent sources (package agent and its sources:
 // Claude Code, Codex): their sessions' and sub-agents' events, and what a
 // launched process's created and terminal events say about the agent it
@@ -44,6 +50,10 @@ type AgentEvent struct {
 	SessionSource string      `json:"sessionSource,omitempty"`
 	Tool          string      `json:"tool,omitempty"`
 	WaitingFor    string      `json:"waitingFor,omitempty"`
+	// Wrapper is, in a created event, the lcwrap process that owns the
+	// child's events (the wrapper of a run it launched): its lifecycle
+	// source, checked by reconciliation like a launched child's.
+	Wrapper *procid.Identity `json:"wrapper,omitempty"`
 }
 
 // AppendDetails implements Details.
@@ -72,6 +82,9 @@ func (d AgentEvent) AppendDetails(o *Object) {
 	o.OptString("sessionSource", d.SessionSource)
 	o.OptString("tool", d.Tool)
 	o.OptString("waitingFor", d.WaitingFor)
+	if d.Wrapper != nil {
+		o.Identity("wrapper", *d.Wrapper)
+	}
 }
 
 // Normalization counts native payloads that became no event: the first
@@ -133,6 +146,19 @@ type AgentLaunch struct {
 	// Evidence says how the agent's evidence reaches lcwrap, one line
 	// per way.
 	Evidence []string `json:"evidence,omitempty"`
+}
+
+// UnmarshalJSON reads an agent member: the object, or the bare agent name
+// a session's created event carries under the same key (so that its
+// details also decode as a Created, whose wrapper reconciliation reads).
+func (d *AgentLaunch) UnmarshalJSON(b []byte) error {
+	var name string
+	if json.Unmarshal(b, &name) == nil {
+		*d = AgentLaunch{Agent: name}
+		return nil
+	}
+	type plain AgentLaunch
+	return json.Unmarshal(b, (*plain)(d))
 }
 
 // AppendDetails implements Details.

@@ -20,7 +20,7 @@ func agentExamples(s1, s2 string, n int64, f float64, b bool) []Details {
 			Normalization: &Normalization{Count: n, Kind: s1, Outcome: s2}, Note: s1, Observation: "agent-report",
 			Process: &AgentProcess{ChildID: s1, Exit: ExitCode(int(n & 0xff))}, Reason: s2,
 			Reported: FreeDetails{"cwd": s1, "n": n, "nested": map[string]any{"b": b}}, ReportedError: s2,
-			SessionID: s1, SessionSource: s2, Tool: s1, WaitingFor: s2},
+			SessionID: s1, SessionSource: s2, Tool: s1, WaitingFor: s2, Wrapper: &procid.Identity{PID: 3, StartTime: 4, Host: "host"}},
 		AgentEvent{Normalization: &Normalization{Counts: IntMap{s1: int(n & 0xffff), "ignored:" + s2: 3}}},
 		Created{Agent: &AgentLaunch{AddedArgs: []string{"--settings", s1}, AddedAt: 1, Agent: s2, Evidence: []string{s1}}, Command: Command{s1}, Profile: "launched", Wrapper: &procid.Identity{PID: 7, StartTime: 9}},
 		Terminal{Claim: ClaimExitStatusOnly, Exit: ExitCode(0),
@@ -78,4 +78,18 @@ func FuzzAgentDetails(f *testing.F) {
 			checkAgentDetails(t, d)
 		}
 	})
+}
+
+// TestAgentCreatedDecodesAsCreated: a session's created details decode as
+// a Created too (its wrapper is what reconciliation checks).
+func TestAgentCreatedDecodesAsCreated(t *testing.T) {
+	w := &procid.Identity{PID: 9, StartTime: 10, Host: "h"}
+	raw, err := MarshalDetails(AgentEvent{Agent: "claude-code", SessionID: "s", Wrapper: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := DecodeDetails[Created](raw)
+	if !ok || c.Wrapper == nil || c.Wrapper.PID != 9 || c.Agent == nil || c.Agent.Agent != "claude-code" {
+		t.Fatalf("%s decodes as %+v %v", raw, c, ok)
+	}
 }

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
 )
@@ -25,4 +26,16 @@ func TestCodexDetailsMatchEncodingJSON(t *testing.T) {
 	for _, d := range codexExamples("", "x\"y\u2028", -1, false) {
 		checkAgentDetails(t, d)
 	}
+}
+
+func FuzzCodexDetails(f *testing.F) {
+	f.Add("codex", "/tmp/x/sessions/2026/12/01/rollout-x.jsonl", int64(3), true)
+	f.Fuzz(func(t *testing.T, s1, s2 string, n int64, b bool) {
+		if !utf8.ValidString(s1 + s2) {
+			return // the reference rewrites invalid UTF-8 twice
+		}
+		for _, d := range codexExamples(s1, s2, n, b) {
+			checkAgentDetails(t, d)
+		}
+	})
 }

@@ -61,7 +61,12 @@ func (p *Projection) lostCandidates(now time.Time) []candidate {
 			continue
 		}
 		cd := c.candidate(c.staleReason(now.UnixMilli()))
-		if cd.f.StaleReason == "" && cd.f.Checked != CheckedProcess {
+		// A child with no heartbeat to go stale by is checked on every
+		// reconcile: an adopted PID-only child (its process), and one whose
+		// wrapper declared no heartbeat (an agent's session, whose events
+		// the wrapper owns, or a run with --heartbeat 0: its wrapper).
+		noHeartbeat := cd.f.Checked == CheckedProcess || cd.f.Checked == CheckedWrapper && c.intervalMs == 0
+		if cd.f.StaleReason == "" && !noHeartbeat {
 			continue
 		}
 		out = append(out, cd)

@@ -38,7 +38,7 @@ func (t *Tracker) apply(rec jsonl.Record, raw []byte) error {
 	t.p.Apply(&rec.Event, raw)
 	t.cursor = rec.JournalSequence
 	if t.blocked != nil && rec.JournalSequence >= t.blocked.Line {
-		t.blocked = nil // repaired: the line that blocked it was moved aside
+		t.blocked = nil // repaired: a quarantine record now covers the line that blocked it
 	}
 	return nil
 }

@@ -148,8 +148,8 @@ type lineTap struct {
 	partial []byte // the unfinished line (see extend)
 }
 
-// write takes a chunk of the child's output.
-func (t *lineTap) write(p []byte) {
+// Write takes a chunk of the child's output.
+func (t *lineTap) Write(p []byte) {
 	if bytes.IndexByte(p, '\n') < 0 {
 		t.extend(p)
 		return
@@ -179,9 +179,9 @@ func (t *lineTap) write(p []byte) {
 	t.extend(p[last+1:])
 }
 
-// end takes the end of the stream: an unfinished last line counts as a
+// End takes the end of the stream: an unfinished last line counts as a
 // line.
-func (t *lineTap) end() {
+func (t *lineTap) End() {
 	if text := activityText(t.partial); text != "" {
 		t.to.offer(text, t.from)
 	}
@@ -337,7 +337,7 @@ func (s *supervisor) watchOutput() {
 	s.act = newOutputActivity()
 	for _, st := range s.cfg.Streams {
 		if from := s.outputName(st); from != "" {
-			st.watch(&lineTap{to: s.act, from: from})
+			st.Watch(&lineTap{to: s.act, from: from})
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/capabilities"
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/stream"
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
@@ -84,10 +85,10 @@ func tapOffers(chunks ...string) []string {
 		a.mu.Unlock()
 	}
 	for _, c := range chunks {
-		tap.write([]byte(c))
+		tap.Write([]byte(c))
 		take()
 	}
-	tap.end()
+	tap.End()
 	take()
 	return got
 }
@@ -140,12 +141,12 @@ func TestLineTapKeepsLongRedrawsBounded(t *testing.T) {
 	a := newOutputActivity()
 	tap := &lineTap{to: a, from: "stdout"}
 	for i := 0; i < 10000; i++ {
-		tap.write([]byte("\rprogress " + strings.Repeat("#", i%50)))
+		tap.Write([]byte("\rprogress " + strings.Repeat("#", i%50)))
 		if len(tap.partial) > 64 {
 			t.Fatalf("the redrawn line holds %d bytes", len(tap.partial))
 		}
 	}
-	tap.write([]byte(strings.Repeat("x", 3*maxLine)))
+	tap.Write([]byte(strings.Repeat("x", 3*maxLine)))
 	if len(tap.partial) > maxLine {
 		t.Fatalf("an endless line holds %d bytes", len(tap.partial))
 	}
@@ -310,7 +311,7 @@ func testBurst(t *testing.T, blocking bool) {
 	if blocking {
 		w.Fd() // puts it in blocking mode
 	}
-	if got := teeFD(w) >= 0; got != blocking {
+	if got := stream.Teeable(w); got != blocking {
 		t.Fatalf("tee(2) used: %v", got)
 	}
 	sums := make(chan []byte, 1)

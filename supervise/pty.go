@@ -37,7 +37,7 @@ func (s *supervisor) ptyStdio() ([]*os.File, error) {
 		return nil, err
 	}
 	if st := streamOf(s.cfg.Streams, s.cfg.Stdout); st != nil {
-		st.follow(p.Master())
+		st.Follow(p.Master())
 	}
 	p.Resize()
 	s.rawTerminal(true)
@@ -70,8 +70,8 @@ func (s *supervisor) rawTerminal(on bool) {
 		p.Restore()
 	}
 	for _, st := range s.cfg.Streams {
-		if pty.WritesToTerminal(st.out) {
-			st.rawTerminal(raw)
+		if pty.WritesToTerminal(st.Out()) {
+			st.RawTerminal(raw)
 		}
 	}
 }

@@ -204,8 +204,8 @@ func waitBackoff(ctx context.Context, sigs *Signals, d time.Duration) (syscall.S
 func renewStreams(cfg *Config) error {
 	for _, st := range cfg.Streams {
 		old := st.ChildFile()
-		if err := st.renew(); err != nil {
-			return fmt.Errorf("cannot interpose on %s again: %w", st.name, err)
+		if err := st.Renew(); err != nil {
+			return fmt.Errorf("cannot interpose on %s again: %w", st.Name(), err)
 		}
 		if cfg.Stdout == old {
 			cfg.Stdout = st.ChildFile()
@@ -214,33 +214,6 @@ func renewStreams(cfg *Config) error {
 			cfg.Stderr = st.ChildFile()
 		}
 	}
-	return nil
-}
-
-// renew gives a drained Stream a new pipe and copies from it: the child's
-// bytes already copied stay where they are, and a line the last child
-// left unfinished stays open. It fails when the Stream is closed or no
-// pipe can be made.
-func (s *Stream) renew() error {
-	r, w, err := newPipe()
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		r.Close()
-		w.Close()
-		return ErrStreamClosed
-	}
-	s.r.Close()
-	if s.err != nil {
-		r.Close() // the real stream is broken: the child sees it at once
-	}
-	s.r, s.w, s.src, s.done = r, w, r, make(chan struct{})
-	s.eof, s.childEnded = false, false
-	s.mu.Unlock()
-	go s.copy()
 	return nil
 }
 

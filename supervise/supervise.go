@@ -16,6 +16,7 @@ import (
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/stream"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/redact"
 )
@@ -56,7 +57,7 @@ var (
 	ErrSubreaper = errors.New("supervise: cannot become a child subreaper")
 	// ErrStreamClosed is returned for event lines written to a closed
 	// Stream.
-	ErrStreamClosed = errors.New("supervise: stream closed")
+	ErrStreamClosed = stream.ErrClosed
 	// ErrNeedsNotify means ReadyNotify, ReadyTimeout or Watchdog was set
 	// without Notify, or ReadyTimeout without ReadyNotify.
 	ErrNeedsNotify = errors.New("supervise: the readiness and watchdog settings need the notify socket")
@@ -70,12 +71,6 @@ var (
 	ErrActivity = errors.New("supervise: unknown activity source")
 	// ErrInterpose means a pipe for the child's output could not be made.
 	ErrInterpose = errors.New("supervise: cannot interpose on the child's output")
-	// errTeeUnsupported means tee(2) cannot pass a Stream's bytes: it
-	// copies them instead.
-	errTeeUnsupported = errors.New("supervise: tee(2) is not available")
-	// errNotPassing means an event sink came to share a stream while its
-	// copy waited to pass the child's bytes by tee(2): read them instead.
-	errNotPassing = errors.New("supervise: the stream is shared now")
 )
 
 // Config says what to run and how to watch it.
@@ -296,7 +291,7 @@ func (s *supervisor) run() Result {
 	if err := s.start(); err != nil {
 		s.ptyEnded()
 		for _, st := range s.cfg.Streams {
-			st.drain(0)
+			st.Drain(0)
 		}
 		code := startErrorCode(err)
 		s.rec.to(jsonl.StateFailed, jsonl.Terminal{
@@ -339,7 +334,7 @@ func (s *supervisor) run() Result {
 	s.ptyEnded()
 	leftovers := s.leftovers()
 	for _, st := range s.cfg.Streams {
-		st.drain(DrainWait)
+		st.Drain(DrainWait)
 	}
 	s.act.flush(&s.rec) // the last line before the end is never dropped
 
@@ -403,7 +398,7 @@ func (s *supervisor) start() error {
 		s.proc, err = startProcess(path, s.cfg.Argv, attr)
 	}
 	for _, st := range s.cfg.Streams {
-		st.closeChildEnd()
+		st.CloseChildEnd()
 	}
 	if err != nil {
 		if s.tty != nil {

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,9 +80,39 @@ func newWorld(t *testing.T) *world {
 		}
 		w.env = append(w.env, kv)
 	}
+	marker := fmt.Sprintf("LCWRAP_CLAUDE_TEST=%d-%d", os.Getpid(), time.Now().UnixNano())
 	w.env = append(w.env, "HOME="+w.home, "LCWRAP_JOURNAL="+w.journal, "ANTHROPIC_BASE_URL="+mock.URL, "ANTHROPIC_API_KEY="+apiKey,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "GORACE=atexit_sleep_ms=0")
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "GORACE=atexit_sleep_ms=0", marker)
+	t.Cleanup(func() { killMarked(t, marker) })
 	return w
+}
+
+// killMarked ends every process this test started (they all inherited
+// marker in their environment) and waits, at most 10s, for them to be
+// gone, so that none outlives the test or writes into its directories.
+func killMarked(t *testing.T, marker string) {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var left []int
+		dirs, _ := os.ReadDir("/proc")
+		for _, d := range dirs {
+			pid, err := strconv.Atoi(d.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
+			if err == nil && slices.Contains(strings.Split(string(env), "\x00"), marker) {
+				left = append(left, pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("processes %v outlived the test", left)
+			return
+		}
+	}
 }
 
 // run runs argv in the project directory and returns its stdout, stderr
@@ -578,5 +609,54 @@ func TestHookCallNeverFails(t *testing.T) {
 		if err := cmd.Run(); err != nil || out.Len() > 0 || !strings.Contains(errb.String(), tc.stderr) {
 			t.Errorf("%s: err %v, stdout %q, stderr %q (want it to say %q)", tc.name, err, out.String(), errb.String(), tc.stderr)
 		}
+	}
+}
+
+// TestWrapperKilled: the wrapper owns its sessions' events, so when it is
+// killed (SIGKILL: no terminal event from anyone), status --reconcile
+// finds the session's lifecycle source gone and records it lost, as it
+// does the process.
+func TestWrapperKilled(t *testing.T) {
+	w := newWorld(t)
+	x := newTmux(t)
+	script := filepath.Join(t.TempDir(), "run.sh")
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
+	for _, kv := range w.env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	fmt.Fprintf(&b, "exec %s -- claude --permission-mode default hello\n", lcwrap(t))
+	os.WriteFile(script, []byte(b.String()), 0o755)
+	x.do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
+	waitFor(t, "the turn's end", func() bool {
+		_, st := sessionStates(w.events())
+		return slices.Contains(st, "waiting:user")
+	}, x.screen)
+	var pid int
+	fmt.Sscan(x.do("display-message", "-p", "-t", "t", "#{pane_pid}"), &pid)
+	if pid <= 0 {
+		t.Fatal("no pane pid")
+	}
+	syscall.Kill(pid, syscall.SIGKILL) // the wrapper: tmux ran it in the pane (exec)
+	waitFor(t, "the wrapper's end (reaped)", func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+		return err != nil
+	}, x.screen)
+	// claude lives on, orphaned; killMarked ends it with the test.
+	_, errs, code := w.run(lcwrap(t), "status", "--reconcile")
+	if code != 0 {
+		t.Fatalf("status --reconcile: exit %d\n%s", code, errs)
+	}
+	id, _ := sessionStates(w.events())
+	var lost bool
+	for _, ev := range w.events() {
+		if ev.ChildID == id && ev.Kind == jsonl.KindTerminal {
+			d, _ := jsonl.DecodeDetails[jsonl.Terminal](ev.Details)
+			lost = ev.State == jsonl.StateLost && d.Reconciliation != nil && d.Reconciliation.Checked == "wrapper"
+		}
+	}
+	if !lost {
+		t.Fatalf("session %s is not lost after its wrapper was killed and reconcile ran:\n%s", id, errs)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/lcwrap/lcwrap/agent/claudecode"
 	"github.com/lcwrap/lcwrap/codex"
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/supervise"
 )
@@ -74,9 +75,10 @@ func prepareAgent(ctx context.Context, cmd *cli.Command, std stdio, cfg *supervi
 	if p, ok := d.(interface{ ChildPrefix() string }); ok {
 		prefix = p.ChildPrefix()
 	}
+	self, _ := procid.Self()
 	tr := agent.New(agent.Config{
 		Source: d.Name(), Prefix: prefix, Parent: cfg.ChildID, Root: firstSet(cfg.Lineage.RootChildID, cfg.ChildID),
-		RunTag: runTag(cfg.ChildID), Limits: limitsOf(d),
+		RunTag: runTag(cfg.ChildID), Limits: limitsOf(d), Wrapper: &self,
 	})
 	l := &agent.Launch{Argv: slices.Clone(cfg.Argv), ChildID: cfg.ChildID, RootChildID: firstSet(cfg.Lineage.RootChildID, cfg.ChildID), Tracker: tr}
 	if err := d.Prepare(ctx, l); err != nil {

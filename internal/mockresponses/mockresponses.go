@@ -30,10 +30,12 @@ func Exec(cmd string) Call {
 }
 
 // Step is one answer of the model: its function calls, or, with none, a
-// final assistant message Text.
+// final assistant message Text; or, with Status set, an HTTP error of that
+// status whose body carries Text as the error message.
 type Step struct {
-	Calls []Call
-	Text  string
+	Calls  []Call
+	Text   string
+	Status int
 }
 
 // Server answers POST /v1/responses. The answer to a request is the step
@@ -114,6 +116,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := Step{Text: "done"}
 	if step < len(s.script) {
 		st = s.script[step]
+	}
+	if st.Status != 0 {
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": st.Text, "type": "invalid_request_error"}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(st.Status)
+		w.Write(b)
+		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
