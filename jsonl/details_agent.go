@@ -146,6 +146,10 @@ type AgentLaunch struct {
 	// Evidence says how the agent's evidence reaches lcwrap, one line
 	// per way.
 	Evidence []string `json:"evidence,omitempty"`
+	// MergedAt, instead of AddedArgs, is the index of the command's own
+	// argument that was replaced by the same value with lcwrap's part
+	// merged in (Claude Code's --settings).
+	MergedAt int64 `json:"mergedAt,omitempty"`
 }
 
 // UnmarshalJSON reads an agent member: the object, or the bare agent name
@@ -171,6 +175,7 @@ func (d AgentLaunch) AppendDetails(o *Object) {
 	if d.Evidence != nil {
 		o.Strings("evidence", d.Evidence)
 	}
+	o.OptInt("mergedAt", d.MergedAt)
 }
 
 // AgentSessions is the "agentSessions" member of a launched process's

@@ -22,7 +22,7 @@ func agentExamples(s1, s2 string, n int64, f float64, b bool) []Details {
 			Reported: FreeDetails{"cwd": s1, "n": n, "nested": map[string]any{"b": b}}, ReportedError: s2,
 			SessionID: s1, SessionSource: s2, Tool: s1, WaitingFor: s2, Wrapper: &procid.Identity{PID: 3, StartTime: 4, Host: "host"}},
 		AgentEvent{Normalization: &Normalization{Counts: IntMap{s1: int(n & 0xffff), "ignored:" + s2: 3}}},
-		Created{Agent: &AgentLaunch{AddedArgs: []string{"--settings", s1}, AddedAt: 1, Agent: s2, Evidence: []string{s1}}, Command: Command{s1}, Profile: "launched", Wrapper: &procid.Identity{PID: 7, StartTime: 9}},
+		Created{Agent: &AgentLaunch{AddedArgs: []string{"--settings", s1}, AddedAt: 1, Agent: s2, Evidence: []string{s1}, MergedAt: n}, Command: Command{s1}, Profile: "launched", Wrapper: &procid.Identity{PID: 7, StartTime: 9}},
 		Terminal{Claim: ClaimExitStatusOnly, Exit: ExitCode(0),
 			AgentOutputUnread:    &AgentOutputUnread{Bytes: n, Reason: s1},
 			AgentReport:          &AgentReport{ReportedBy: s1, Via: s2, Subtype: s1, IsError: &b, NumTurns: &n, DurationMs: &f, TotalCostUSD: &f, Usage: usage, Results: 2, APIErrorStatus: s2},

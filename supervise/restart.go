@@ -2,81 +2,47 @@ package supervise
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/notify"
+	"github.com/lcwrap/lcwrap/internal/restart"
 	"github.com/lcwrap/lcwrap/jsonl"
 )
 
-// RestartPolicy says when Run starts the command again.
-type RestartPolicy string
+// RestartPolicy says when Run starts the command again
+// (internal/restart).
+type RestartPolicy = restart.Policy
 
 // The restart policies. The zero value is RestartNo.
 const (
-	RestartNo        RestartPolicy = ""
-	RestartOnFailure RestartPolicy = "on-failure" // until an attempt ends completed
-	RestartAlways    RestartPolicy = "always"     // whatever the outcome
+	RestartNo        = restart.No
+	RestartOnFailure = restart.OnFailure // until an attempt ends completed
+	RestartAlways    = restart.Always    // whatever the outcome
 )
 
-// maxBackoffFactor caps the backoff at this many times Restart.Backoff.
-const maxBackoffFactor = 30
-
 // Restart is a restart policy with its limits.
-type Restart struct {
-	Policy RestartPolicy
-	// MaxAttempts bounds the attempts, the first included; 0 means no
-	// limit.
-	MaxAttempts int
-	// Backoff is the wait before the second attempt; each later wait
-	// doubles it, up to 30 times Backoff, and each is shortened by a
-	// random amount of up to half (jitter).
-	Backoff time.Duration
-}
+type Restart = restart.Restart
 
 // ParseRestartPolicy reads "no", "on-failure" or "always"; anything else
 // is ErrRestartPolicy.
 func ParseRestartPolicy(s string) (RestartPolicy, error) {
-	switch s {
-	case "no":
-		return RestartNo, nil
-	case string(RestartOnFailure), string(RestartAlways):
-		return RestartPolicy(s), nil
+	p, err := restart.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("%w %v", ErrRestartPolicy, err)
 	}
-	return "", fmt.Errorf("%w %q (choose no, on-failure or always)", ErrRestartPolicy, s)
+	return p, nil
 }
 
-func (r Restart) check() error {
-	if !slices.Contains([]RestartPolicy{RestartNo, RestartOnFailure, RestartAlways}, r.Policy) {
+func checkRestart(r Restart) error {
+	if !r.Valid() {
 		return fmt.Errorf("%w %q", ErrRestartPolicy, r.Policy)
 	}
 	return nil
-}
-
-// backoff is the wait before the attempt that follows attempt n (1 is
-// the first of this Run).
-func (r Restart) backoff(n int) time.Duration {
-	limit := time.Duration(math.MaxInt64) // for a Backoff too long to multiply
-	if r.Backoff <= limit/maxBackoffFactor {
-		limit = maxBackoffFactor * r.Backoff
-	}
-	d := r.Backoff
-	for i := 1; i < n && d < limit; i++ {
-		if d > limit/2 {
-			d = limit
-		} else {
-			d *= 2
-		}
-	}
-	return d - rand.N(d/2+1)
 }
 
 // launcher holds what every attempt of one Run shares.
@@ -130,7 +96,7 @@ func (l *launcher) restarting(ctx context.Context, cfg Config) Result {
 		next := cfg
 		next.Lineage.Attempt = first + int64(n)
 		next.ChildID = base + "-a" + strconv.FormatInt(next.Lineage.Attempt, 10)
-		delay := cfg.Restart.backoff(n).Round(time.Millisecond)
+		delay := cfg.Restart.Delay(n).Round(time.Millisecond)
 		info := &jsonl.Restart{Policy: string(cfg.Restart.Policy), NextAttempt: next.Lineage.Attempt, NextChildID: next.ChildID, DelayMs: delay.Milliseconds()}
 		s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: info, Message: fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
 		if sig, ok := waitBackoff(ctx, cfg.Signals, delay); !ok {
@@ -215,74 +181,4 @@ func renewStreams(cfg *Config) error {
 		}
 	}
 	return nil
-}
-
-// sharedReaper is the subreaper's single wait4(-1) loop for all the
-// attempts of one Run. One loop per attempt would not do: an earlier
-// attempt's loop runs on while orphans live and could take a later
-// child's status. The loop hands the registered child's statuses over
-// and discards every other child's; it ends when lcwrap has no child left
-// and none is registered, and register starts it again.
-type sharedReaper struct {
-	mu      sync.Mutex
-	running bool
-	pid     int // the registered child (0: none)
-	out     chan<- waitResult
-	early   map[int]waitResult // statuses reaped while no child was registered
-}
-
-// register hands pid's statuses to out from now on, including one reaped
-// between its start and this call.
-func (r *sharedReaper) register(pid int, out chan<- waitResult) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pid, r.out = pid, out
-	if w, ok := r.early[pid]; ok {
-		r.deliver(w)
-	}
-	r.early = nil
-	if !r.running && r.pid != 0 {
-		r.running = true
-		go r.loop()
-	}
-}
-
-func (r *sharedReaper) loop() {
-	for {
-		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(-1, &ws, syscall.WUNTRACED, nil)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		r.mu.Lock()
-		switch {
-		case err != nil && r.pid == 0:
-			r.running = false
-			r.mu.Unlock()
-			return
-		case err != nil && syscall.Kill(r.pid, 0) == syscall.ESRCH:
-			// Something else in this process reaped it.
-			r.deliver(waitResult{err: err})
-		case err != nil:
-			// The child was registered after wait4 found no child:
-			// waiting again finds it.
-		case got == r.pid:
-			r.deliver(waitResult{status: ws, stopped: ws.Stopped()})
-		case r.pid == 0:
-			if r.early == nil {
-				r.early = map[int]waitResult{}
-			}
-			r.early[got] = waitResult{status: ws, stopped: ws.Stopped()}
-		}
-		r.mu.Unlock()
-	}
-}
-
-// deliver passes one status of the registered child on; its end
-// unregisters it. r.mu is held.
-func (r *sharedReaper) deliver(w waitResult) {
-	r.out <- w
-	if !w.stopped {
-		r.pid, r.out = 0, nil
-	}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/lcwrap/lcwrap/internal/stream"
 )
 
-// DrainWait bounds how long Run keeps copying a stream after the main
+// drainWait bounds how long Run keeps copying a stream after the main
 // child has ended: processes it left behind may hold the stream open.
-const DrainWait = 250 * time.Millisecond
+const drainWait = 250 * time.Millisecond
 
 // Stream interposes on one of lcwrap's output streams (internal/stream):
 // the child writes into its pipe (ChildFile), and the child's bytes pass

@@ -88,7 +88,7 @@ type Config struct {
 	ExtraFiles []*os.File
 	// Streams are the interposers whose ChildFile is Stdout or Stderr: Run
 	// closes its copy of their pipes once the child has started and drains
-	// them (DrainWait at most) before the terminal event.
+	// them (drainWait at most) before the terminal event.
 	Streams []*Stream
 
 	// Emitter writes the events; ChildID and Lineage identify the
@@ -210,7 +210,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.checkNotify(); err != nil {
 		return Result{}, err
 	}
-	if err := cfg.Restart.check(); err != nil {
+	if err := checkRestart(cfg.Restart); err != nil {
 		return Result{}, err
 	}
 	if !slices.Contains([]string{"", ActivityNone, ActivityOutput}, cfg.Activity) {
@@ -334,7 +334,7 @@ func (s *supervisor) run() Result {
 	s.ptyEnded()
 	leftovers := s.leftovers()
 	for _, st := range s.cfg.Streams {
-		st.Drain(DrainWait)
+		st.Drain(drainWait)
 	}
 	s.act.flush(&s.rec) // the last line before the end is never dropped
 

@@ -568,18 +568,58 @@ func TestAgentEventsGoToTheRunsSinks(t *testing.T) {
 	}
 }
 
-// TestUserSettingsFlagFallsBack: a command that passes --settings itself
-// gets no hooks of lcwrap's, and one warning line says so.
-func TestUserSettingsFlagFallsBack(t *testing.T) {
+// TestUserSettingsFlag: a command that passes --settings itself gets
+// lcwrap's hooks merged in, its own hooks kept and run (inline JSON, or a
+// file whose content never goes on the command line); one that cannot be
+// merged gets no hooks of lcwrap's, and one warning line says so.
+func TestUserSettingsFlag(t *testing.T) {
 	w := newWorld(t)
-	out, errs, code := w.run(lcwrap(t), "--", "claude", "-p", "hello", "--settings", `{"hooks":{}}`)
-	if code != 0 || !strings.Contains(out, anthropicmock.FinalText) {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	for _, form := range []string{"inline", "file"} {
+		marker := filepath.Join(t.TempDir(), "user-hook-ran")
+		own := fmt.Sprintf(`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch %s"}]}]}}`, marker)
+		value := own
+		if form == "file" {
+			value = "own-settings.json"
+			if err := os.WriteFile(filepath.Join(w.project, value), []byte(own), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := len(w.events())
+		_, errs, code := w.run(lcwrap(t), "--", "claude", "-p", anthropicmock.ScenarioBash+" go", "--allowedTools", "Bash", "--settings", value)
+		if code != 0 || errs != "" {
+			t.Fatalf("%s: exit %d\n%s", form, code, errs)
+		}
+		if _, err := os.Stat(marker); err != nil {
+			t.Fatalf("%s: the command's own SessionStart hook did not run: %v", form, err)
+		}
+		var session bool
+		for _, ev := range w.events()[before:] {
+			session = session || ev.Source == "claude-code" && ev.Kind == jsonl.KindTerminal
+			if ev.Source == "lcwrap" && ev.Kind == jsonl.KindCreated {
+				d, _ := jsonl.DecodeDetails[jsonl.Created](ev.Details)
+				if d.Agent == nil || d.Agent.MergedAt == 0 || len(d.Agent.AddedArgs) != 0 || !slices.Contains([]string(d.Command), value) {
+					t.Fatalf("%s: created details %s", form, ev.Details)
+				}
+			}
+		}
+		if !session {
+			t.Fatalf("%s: no session recorded with the hooks merged", form)
+		}
 	}
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "lcwrap-claude-settings-*.json"))
+	for _, f := range left {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), "user-hook-ran") {
+			t.Fatalf("the merged settings file %s was left behind", f)
+		}
+	}
+
+	before := len(w.events())
+	out, errs, code := w.run(lcwrap(t), "--", "claude", "-p", "hello", "--settings", "/nonexistent/settings.json")
+	t.Logf("claude with an unreadable --settings: exit %d\n%s", code, out)
 	if n := strings.Count(errs, "lcwrap:"); n != 1 || !strings.Contains(errs, "--settings") {
 		t.Fatalf("want one warning about --settings, got:\n%s", errs)
 	}
-	for _, ev := range w.events() {
+	for _, ev := range w.events()[before:] {
 		if ev.Source == "claude-code" {
 			t.Fatalf("agent events without lcwrap's hooks: %+v", ev)
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -28,6 +30,18 @@ type Driver struct {
 	// Exe is the absolute path of the lcwrap binary, for the command hook
 	// of the events Claude Code runs no HTTP hook for.
 	Exe string
+	// Dir is the command's working directory (default: lcwrap's).
+	Dir string
+}
+
+// dir is where a relative --settings path is read from: the working
+// directory the command starts in (lcwrap's own).
+func (d Driver) dir() string {
+	if d.Dir != "" {
+		return d.Dir
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // Name implements agent.Driver.
@@ -48,13 +62,17 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 		return nil
 	}
 	hooks := true
-	switch {
-	case a.Settings:
-		hooks = false
-		l.Warnings = append(l.Warnings, "the command passes --settings already, so lcwrap adds no hooks of its own this run (only the process is reported); to see its sessions, install lcwrap's hook in your settings: lcwrap hook claude-code --print-settings")
-	case a.SkipsHooks != "":
+	if a.SkipsHooks != "" {
 		hooks = false
 		l.Warnings = append(l.Warnings, "claude "+a.SkipsHooks+" runs no hooks, so lcwrap sees only the process this run")
+	}
+	if a.Settings && hooks {
+		// Its own --settings must merge with lcwrap's: tried once the
+		// hooks' address is known, before anything is started.
+		if _, _, err := MergeSettings(l.Argv[1:], InjectedSettings("http://127.0.0.1:1/hook", d.Exe), d.dir(), nil); err != nil {
+			hooks = false
+			l.Warnings = append(l.Warnings, "the command passes --settings already and "+err.Error()+", so lcwrap adds no hooks of its own this run (only the process is reported); to see its sessions, install lcwrap's hook in your settings: lcwrap hook claude-code --print-settings")
+		}
 	}
 	var stream *Stream
 	if a.Print && a.StreamJSON {
@@ -64,6 +82,7 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 	added := &jsonl.AgentLaunch{Agent: Source}
 	var srv *hookhttp.Server
 	var q *payloads
+	var tmp string // the merged settings file, removed when the run ends
 	var rmu sync.Mutex
 	rejected := map[string]int{}
 	if hooks {
@@ -82,9 +101,31 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 		})
 		url := "http://" + srv.Addr() + "/hook"
 		js := InjectedSettings(url, d.Exe)
-		l.Argv = slices.Concat(l.Argv[:1], []string{"--settings", js}, l.Argv[1:])
+		if a.Settings {
+			rest, at, err := MergeSettings(l.Argv[1:], js, d.dir(), func(merged []byte) (string, error) {
+				f, err := os.CreateTemp("", "lcwrap-claude-settings-*.json") // 0600
+				if err != nil {
+					return "", err
+				}
+				tmp = f.Name()
+				_, err = f.Write(merged)
+				return tmp, errors.Join(err, f.Close())
+			})
+			if err != nil { // checked above: only a file changed meanwhile
+				srv.Close(0)
+				if tmp != "" {
+					os.Remove(tmp)
+				}
+				return err
+			}
+			l.Argv = slices.Concat(l.Argv[:1], rest)
+			added.MergedAt = int64(at + 1)
+			added.Evidence = append(added.Evidence, "its own --settings (argument "+fmt.Sprint(at+1)+") replaced by the same settings with lcwrap's hooks added after its own")
+		} else {
+			l.Argv = slices.Concat(l.Argv[:1], []string{"--settings", js}, l.Argv[1:])
+			added.AddedArgs, added.AddedAt = []string{"--settings", js}, 1 // right after the command's name
+		}
 		l.Env = append(l.Env, EnvHookURL+"="+url, EnvHookToken+"="+tok)
-		added.AddedArgs, added.AddedAt = []string{"--settings", js}, 1 // right after the command's name
 		added.Evidence = append(added.Evidence, fmt.Sprintf("hooks: HTTP to %s for %d events (token in $%s), a command hook (%s hook claude-code --relay) for SessionStart", url, len(Events)-len(commandOnly), EnvHookToken, d.Exe))
 	}
 	if stream != nil {
@@ -102,6 +143,10 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 			srv.Close(2 * time.Second)
 			srv = nil
 			q.close() // every payload taken is recorded before the children end
+		}
+		if tmp != "" {
+			os.Remove(tmp)
+			tmp = ""
 		}
 		if stream != nil {
 			stream.Flush()

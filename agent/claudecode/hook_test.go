@@ -3,8 +3,10 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -365,5 +367,60 @@ func TestFindRegistry(t *testing.T) {
 	r.Status = "brand-new-status"
 	if obs := RegistryObservations(r, false); obs[0].Kind != agent.Note {
 		t.Fatalf("an unknown status became %v", obs[0].Kind)
+	}
+}
+
+func TestMergeSettings(t *testing.T) {
+	ours := InjectedSettings("http://127.0.0.1:9/hook", "/bin/lcwrap")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"mine"}]}]},"n":1.50}`), 0o600)
+	var saved []byte
+	save := func(b []byte) (string, error) { saved = b; return "/tmp/merged.json", nil }
+	for _, tc := range []struct {
+		args []string
+		at   int
+		err  bool
+	}{
+		{[]string{"-p", "x", "--settings", `{"model":"opus"}`}, 3, false},
+		{[]string{"--settings=s.json", "-p"}, 0, false},
+		{[]string{"--settings", "s.json"}, 1, false},
+		{[]string{"--settings", "missing.json"}, 0, true},
+		{[]string{"--settings", `{"hooks":[]}`}, 0, true},
+		{[]string{"--settings", `{"hooks":{"Stop":{}}}`}, 0, true},
+		{[]string{"--settings", "{}", "--settings", "{}"}, 0, true},
+		{[]string{"--settings"}, 0, true},
+	} {
+		saved = nil
+		out, at, err := MergeSettings(tc.args, ours, dir, save)
+		if (err != nil) != tc.err || err != nil && !errors.Is(err, ErrCannotMerge) {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		if err != nil {
+			if !slices.Equal(out, tc.args) {
+				t.Errorf("%q: changed on error: %q", tc.args, out)
+			}
+			continue
+		}
+		if at != tc.at {
+			t.Errorf("%q: replaced %d, want %d", tc.args, at, tc.at)
+		}
+		merged := strings.TrimPrefix(out[at], "--settings=")
+		if saved != nil {
+			if merged != "/tmp/merged.json" {
+				t.Errorf("%q: a file's settings must not go on the command line: %q", tc.args, out[at])
+			}
+			merged = string(saved)
+		}
+		var m struct {
+			Model string                       `json:"model"`
+			Hooks map[string][]json.RawMessage `json:"hooks"`
+		}
+		if err := json.Unmarshal([]byte(merged), &m); err != nil || m.Model != "opus" || len(m.Hooks) != len(Events) {
+			t.Errorf("%q: merged %s (%v)", tc.args, merged, err)
+		}
+		if saved != nil && (len(m.Hooks["Stop"]) != 2 || !strings.Contains(string(m.Hooks["Stop"][0]), "mine") || !strings.Contains(merged, `"n":1.50`)) {
+			t.Errorf("the user's own hooks must come first, as written: %s", merged)
+		}
 	}
 }

@@ -1,7 +1,12 @@
 package claudecode
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -202,4 +207,109 @@ func RecordedArgv(argv []string) []string {
 		}
 	}
 	return out
+}
+
+// ErrCannotMerge means the command's own --settings could not be read as
+// one JSON object with a hooks object (or is given more than once): lcwrap
+// then adds no hooks of its own.
+var ErrCannotMerge = errors.New("its --settings cannot be merged")
+
+// MergeSettings adds lcwrap's hooks (InjectedSettings' JSON) to the
+// --settings a claude command line already passes (args without argv[0]):
+// a JSON object inline, or the path of a file holding one (relative to
+// dir). The user's hooks stay as they are; lcwrap's run after them. It
+// returns the command line with that --settings value replaced by the
+// merged settings, and the index of the value it replaced: inline JSON
+// stays inline; a file's content is never put on the command line (where
+// other users can read it) but written with save, whose path replaces the
+// file's (save nil: only check that it merges). Outcomes: the new args and
+// index; an error wrapping ErrCannotMerge (args unchanged).
+func MergeSettings(args []string, injected, dir string, save func(merged []byte) (string, error)) ([]string, int, error) {
+	at, inline := -1, false
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		name, _, hasValue := strings.Cut(args[i], "=")
+		if name != "--settings" {
+			continue
+		}
+		if at >= 0 {
+			return args, 0, fmt.Errorf("%w: it is given twice", ErrCannotMerge)
+		}
+		at, inline = i, hasValue
+		if !hasValue {
+			at = i + 1
+		}
+	}
+	if at < 0 || at >= len(args) {
+		return args, 0, fmt.Errorf("%w: no value", ErrCannotMerge)
+	}
+	value := args[at]
+	if inline {
+		_, value, _ = strings.Cut(value, "=")
+	}
+	raw := []byte(value)
+	fromFile := !strings.HasPrefix(strings.TrimSpace(value), "{")
+	if fromFile {
+		path := value
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return args, 0, fmt.Errorf("%w: %v", ErrCannotMerge, err)
+		}
+		raw = b
+	}
+	user, err := decodeObject(raw)
+	if err != nil {
+		return args, 0, fmt.Errorf("%w: %v", ErrCannotMerge, err)
+	}
+	ours, _ := decodeObject([]byte(injected))
+	hooks := map[string]any{}
+	if h, ok := user["hooks"]; ok {
+		if hooks, ok = h.(map[string]any); !ok {
+			return args, 0, fmt.Errorf("%w: its hooks is not an object", ErrCannotMerge)
+		}
+	}
+	for ev, groups := range ours["hooks"].(map[string]any) {
+		mine, ok := hooks[ev].([]any)
+		if _, present := hooks[ev]; present && !ok {
+			return args, 0, fmt.Errorf("%w: its %s hooks are not a list", ErrCannotMerge, ev)
+		}
+		hooks[ev] = append(mine, groups.([]any)...)
+	}
+	user["hooks"] = hooks
+	merged, err := json.Marshal(user)
+	if err != nil {
+		return args, 0, fmt.Errorf("%w: %v", ErrCannotMerge, err)
+	}
+	repl := string(merged)
+	if fromFile && save != nil {
+		if repl, err = save(merged); err != nil {
+			return args, 0, fmt.Errorf("%w: %v", ErrCannotMerge, err)
+		}
+	}
+	out := slices.Clone(args)
+	if inline {
+		out[at] = "--settings=" + repl
+	} else {
+		out[at] = repl
+	}
+	return out, at, nil
+}
+
+// decodeObject decodes one JSON object, keeping numbers as written.
+func decodeObject(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	return m, nil
 }
