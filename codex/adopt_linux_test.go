@@ -27,14 +27,7 @@ func TestRealAdoptInteractive(t *testing.T) {
 	u.ready()
 
 	journal := filepath.Join(t.TempDir(), "journal.jsonl")
-	adopter := exec.Command(lc, "adopt", "--journal", journal, strconv.Itoa(u.cmd.Process.Pid))
-	adopter.Env = append(env, "GORACE=atexit_sleep_ms=0")
-	if err := adopter.Start(); err != nil {
-		t.Fatal(err)
-	}
-	adopted := make(chan error, 1)
-	go func() { adopted <- adopter.Wait() }()
-	t.Cleanup(func() { adopter.Process.Kill() })
+	adopted := startAdopt(t, lc, env, u.cmd.Process.Pid, journal)
 	waitFor(t, "the adoption", 10*time.Second, func() bool { return len(journalEvents(t, journal)) >= 2 }, u.scr.text)
 	for _, ev := range journalEvents(t, journal) {
 		if ev.Source == Source {
@@ -52,14 +45,7 @@ func TestRealAdoptInteractive(t *testing.T) {
 		return false
 	}, u.scr.text)
 	u.quit()
-	select {
-	case err := <-adopted:
-		if err != nil {
-			t.Fatalf("lcwrap adopt: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("lcwrap adopt did not end with codex")
-	}
+	awaitAdopt(t, adopted)
 
 	evs := journalEvents(t, journal)
 	var adoptedID string
@@ -130,14 +116,7 @@ func TestRealAdoptExec(t *testing.T) {
 		break
 	}
 	journal := filepath.Join(t.TempDir(), "journal.jsonl")
-	adopter := exec.Command(lc, "adopt", "--journal", journal, strconv.Itoa(cmd.Process.Pid))
-	adopter.Env = append(env, "GORACE=atexit_sleep_ms=0")
-	if err := adopter.Start(); err != nil {
-		t.Fatal(err)
-	}
-	adopted := make(chan error, 1)
-	go func() { adopted <- adopter.Wait() }()
-	t.Cleanup(func() { adopter.Process.Kill() })
+	adopted := startAdopt(t, lc, env, cmd.Process.Pid, journal)
 	waitFor(t, "the session's tool call in the journal", 30*time.Second, func() bool {
 		for _, ev := range journalEvents(t, journal) {
 			if ev.Source == Source && strings.Contains(ev.Activity, "adopt-exec-marker") {
@@ -147,14 +126,7 @@ func TestRealAdoptExec(t *testing.T) {
 		return false
 	}, func() string { b, _ := os.ReadFile(journal); return string(b) })
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) // the test's own codex, and its sleep
-	select {
-	case err := <-adopted:
-		if err != nil {
-			t.Fatalf("lcwrap adopt: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("lcwrap adopt did not end with codex")
-	}
+	awaitAdopt(t, adopted)
 	var created, lost bool
 	for _, ev := range journalEvents(t, journal) {
 		if ev.Source == Source {
@@ -165,5 +137,34 @@ func TestRealAdoptExec(t *testing.T) {
 	if !created || !lost {
 		b, _ := os.ReadFile(journal)
 		t.Errorf("session created with history known: %v, ended lost: %v\n%s", created, lost, b)
+	}
+}
+
+// startAdopt runs `lcwrap adopt PID` into journal; the channel gets its
+// exit.
+func startAdopt(t *testing.T, lc string, env []string, pid int, journal string) <-chan error {
+	t.Helper()
+	adopter := exec.Command(lc, "adopt", "--journal", journal, strconv.Itoa(pid))
+	adopter.Env = append(env, "GORACE=atexit_sleep_ms=0")
+	if err := adopter.Start(); err != nil {
+		t.Fatal(err)
+	}
+	adopted := make(chan error, 1)
+	go func() { adopted <- adopter.Wait() }()
+	t.Cleanup(func() { adopter.Process.Kill() })
+	return adopted
+}
+
+// awaitAdopt waits for lcwrap adopt to end (as the adopted codex has) and
+// exit 0.
+func awaitAdopt(t *testing.T, adopted <-chan error) {
+	t.Helper()
+	select {
+	case err := <-adopted:
+		if err != nil {
+			t.Fatalf("lcwrap adopt: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("lcwrap adopt did not end with codex")
 	}
 }
