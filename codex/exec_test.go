@@ -9,50 +9,32 @@ import (
 	"github.com/lcwrap/lcwrap/agent"
 )
 
-// TestExecRecording maps a stream recorded from the real codex 0.171.0.
+// TestExecRecording maps streams recorded from the real codex 0.171.0:
+// one command, then a refused request (two reported errors, no state of
+// their own).
 func TestExecRecording(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "exec-command.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, sink := newTracker(t, agent.Config{Parent: "p", RunTag: "r"})
-	var r ExecReader
-	feed(tr, data, r.Line)
-	tr.End(agent.ProcessEnd{ChildID: "p"})
-	sink.check(t)
-	want := `created created
-state_changed starting
-state_changed running
-activity prompt submitted
-activity command: /bin/bash -lc 'echo lcwrap-marker'
-activity command done
-activity agent message
-activity turn completed
-terminal lost
-`
-	if got := sink.summary(); got != want {
-		t.Errorf("events:\n%s\nwant:\n%s", got, want)
-	}
-	if r.Session() != "01a23102-88aa-7cd2-9a47-14d2e5f0f113" {
-		t.Errorf("session %q", r.Session())
-	}
-}
-
-// TestExecFailedRecording: a refused request, recorded from the real
-// codex: two reported errors, no state of their own.
-func TestExecFailedRecording(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "exec-failed.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, sink := newTracker(t, agent.Config{Parent: "p", RunTag: "r"})
-	var r ExecReader
-	feed(tr, data, r.Line)
-	tr.End(agent.ProcessEnd{ChildID: "p"})
-	sink.check(t)
-	want := "created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\ndiagnostic\ndiagnostic\nterminal lost\n"
-	if got := sink.summary(); got != want {
-		t.Errorf("events:\n%s\nwant:\n%s", got, want)
+	for _, c := range []struct{ file, want, session string }{
+		{"exec-command.jsonl", "created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n" +
+			"activity command: /bin/bash -lc 'echo lcwrap-marker'\nactivity command done\nactivity agent message\nactivity turn completed\nterminal lost\n",
+			"01a23102-88aa-7cd2-9a47-14d2e5f0f113"},
+		{"exec-failed.jsonl", "created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\ndiagnostic\ndiagnostic\nterminal lost\n",
+			"01a2312c-ca7c-7323-a0e7-cf57297fe76a"},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, sink := newTracker(t, agent.Config{Parent: "p", RunTag: "r"})
+		var r ExecReader
+		feed(tr, data, r.Line)
+		tr.End(agent.ProcessEnd{ChildID: "p"})
+		sink.check(t)
+		if got := sink.summary(); got != c.want {
+			t.Errorf("%s: events:\n%s\nwant:\n%s", c.file, got, c.want)
+		}
+		if r.Session() != c.session {
+			t.Errorf("%s: session %q", c.file, r.Session())
+		}
 	}
 }
 

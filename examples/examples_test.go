@@ -344,10 +344,13 @@ func TestCIExample(t *testing.T) {
 					t.Fatal(err)
 				}
 				log = string(b)
-				for _, a := range []string{"ci.log", "journal.jsonl"} {
+				for _, a := range []string{"ci.log", "journal.jsonl", "report.html"} {
 					if _, err := os.Stat(filepath.Join(dirs[0], "artifacts", a)); err != nil {
 						t.Errorf("artifact %s not kept: %v", a, err)
 					}
+				}
+				if rep, _ := os.ReadFile(filepath.Join(dirs[0], "artifacts", "report.html")); !strings.Contains(string(rep), `<tr data-child="ci-local-test" data-state="failed">`) {
+					t.Errorf("report.html does not show ci-local-test as failed")
 				}
 			} else {
 				// The log is what tee showed, between the step's two lines.
@@ -446,7 +449,10 @@ func TestCIWorkflow(t *testing.T) {
 		}
 	}
 	steps := workflowSteps(t, wf)
-	for _, name := range []string{"Upload the log", "Check the lifecycle lines"} {
+	if !strings.Contains(steps["Upload the log"].body, "report.html") || !strings.Contains(steps["Report"].run, "lcwrap report --html report.html") {
+		t.Errorf("ci/lcwrap-tests.yml: the Report step must write report.html and the upload must include it")
+	}
+	for _, name := range []string{"Report", "Upload the log", "Check the lifecycle lines"} {
 		if !strings.Contains(steps[name].body, "\n        if: always()\n") {
 			t.Errorf("ci/lcwrap-tests.yml: step %q must run when the tests fail (if: always())", name)
 		}

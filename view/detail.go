@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ func Detail(n *Node, now time.Time) []string {
 			}
 		}
 		r := h.Recent()
-		out = append(out, "", fmt.Sprintf("Events (last %d of %d)", len(r), h.Events))
+		out = append(out, "", fmt.Sprintf("Events (last %d of %d; %d heartbeats not listed)", len(r), h.Events, h.Heartbeats))
 		for i := len(r) - 1; i >= 0; i-- {
 			e := r[i]
 			add("  %6s  %s  %-13s %-10s %s", lineNo(e.Line), e.ObservedAt, e.Kind, orDash(string(e.State)), EventText(e))
@@ -87,9 +88,56 @@ func EventText(e Event) string {
 		parts = append(parts, "["+e.Result.String()+"]")
 	}
 	if len(e.Details) > 0 {
-		parts = append(parts, Cut(Clean(redact.Text(string(e.Details))), 160))
+		parts = append(parts, Cut(Clean(Details(e.Details)), 160))
 	}
 	return Clean(strings.Join(parts, "  "))
+}
+
+// Details returns event details as one line of JSON, redacted: values
+// under sensitive keys, secrets in strings, and the values of secret flags
+// in argument lists ("--token", "x"). Details that do not decode are
+// redacted as text.
+func Details(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return redact.Text(string(raw))
+	}
+	b, err := json.Marshal(redact.Value(argvs(v)))
+	if err != nil {
+		return redact.Text(string(raw))
+	}
+	return string(b)
+}
+
+// argvs redacts every list of strings as a command line.
+func argvs(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = argvs(x)
+		}
+		return out
+	case []any:
+		strs := make([]string, 0, len(t))
+		for _, x := range t {
+			s, ok := x.(string)
+			if !ok {
+				out := make([]any, len(t))
+				for i, y := range t {
+					out[i] = argvs(y)
+				}
+				return out
+			}
+			strs = append(strs, s)
+		}
+		out := make([]any, len(strs))
+		for i, s := range redact.Argv(strs) {
+			out[i] = s
+		}
+		return out
+	}
+	return v
 }
 
 // Lineage is the path from the child's root: root › parent › child.

@@ -282,6 +282,8 @@ func Why(v *projection.ChildView, name string) string {
 		return "relayed by an external producer (a hook or a script) that did not declare it; what happened between its calls is not visible"
 	case v.Source == "":
 		return "the child's created event was not seen (the stream joined mid-way), so nothing it declared is known"
+	case v.Source != "lcwrap":
+		return "its source, " + Clean(v.Source) + ", does not declare it known: only what its own events show is known, and an undeclared capability is unknown"
 	}
 	switch name {
 	case "snapshot":

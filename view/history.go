@@ -42,13 +42,15 @@ type Span struct{ From, To int64 }
 // History is what the view keeps of one child beyond the projection:
 // recent events, state segments over time, stale spans.
 type History struct {
-	recent  [RecentEvents]Event
-	diags   [RecentDiagnostics]Event
-	Events  int64 // events seen (duplicates included)
-	nDiags  int64
-	Segs    []Segment
-	Dropped int // segments between the first and the latest ones not kept
-	Stale   []Span
+	recent     [RecentEvents]Event
+	diags      [RecentDiagnostics]Event
+	Events     int64 // events seen (duplicates included)
+	Heartbeats int64 // heartbeats among them (not kept in Recent)
+	kept       int64 // events put in recent
+	nDiags     int64
+	Segs       []Segment
+	Dropped    int // segments between the first and the latest ones not kept
+	Stale      []Span
 
 	// freshness tracking: the lifecycle source and its last word
 	originSource, originEpoch string
@@ -57,7 +59,8 @@ type History struct {
 }
 
 // Recent returns the kept events, oldest first.
-func (h *History) Recent() []Event { return ring(h.recent[:], h.Events) }
+// Heartbeats are counted, not kept.
+func (h *History) Recent() []Event { return ring(h.recent[:], h.kept) }
 
 // Diagnostics returns the kept diagnostics, oldest first.
 func (h *History) Diagnostics() []Event { return ring(h.diags[:], h.nDiags) }
@@ -72,24 +75,39 @@ func ring(r []Event, n int64) []Event {
 }
 
 func (h *History) record(ev *jsonl.Event, line int64, res projection.Result, changed bool) {
-	e := Event{Line: line, ObservedAt: ev.ObservedAt, Kind: ev.Kind, State: ev.State, Source: ev.Source, Activity: ev.Activity, Result: res}
-	if len(ev.Details) > 0 {
-		e.Details = append([]byte(nil), ev.Details...)
-	}
-	h.recent[h.Events%RecentEvents] = e
 	h.Events++
-	if ev.Kind == jsonl.KindDiagnostic {
-		h.diags[h.nDiags%RecentDiagnostics] = e
-		h.nDiags++
+	if ev.Kind == jsonl.KindHeartbeat && res == projection.Applied {
+		// Liveness only: counted, and kept in the stale spans, not in
+		// the timeline of recent events.
+		h.Heartbeats++
+	} else {
+		e := &h.recent[h.kept%RecentEvents]
+		*e = Event{Line: line, ObservedAt: ev.ObservedAt, Kind: ev.Kind, State: ev.State, Source: ev.Source, Activity: ev.Activity, Result: res, Details: e.Details[:0]}
+		if len(ev.Details) > 0 {
+			e.Details = append(e.Details, ev.Details...)
+		} else {
+			e.Details = nil
+		}
+		h.kept++
+		if ev.Kind == jsonl.KindDiagnostic {
+			d := *e
+			d.Details = append([]byte(nil), e.Details...)
+			h.diags[h.nDiags%RecentDiagnostics] = d
+			h.nDiags++
+		}
 	}
 	if res == projection.Duplicate || res == projection.Conflict {
+		return
+	}
+	tracked := h.deadlineMs > 0 && ev.Source == h.originSource && ev.SourceEpoch == h.originEpoch
+	if !changed && !tracked {
 		return
 	}
 	ms := projection.Millis(ev.ObservedAt)
 	if changed {
 		h.addSegment(Segment{ms, string(ev.State)})
 	}
-	if h.deadlineMs > 0 && ev.Source == h.originSource && ev.SourceEpoch == h.originEpoch {
+	if tracked {
 		if h.lastOrigin > 0 && ms-h.lastOrigin > h.deadlineMs {
 			if len(h.Stale) == MaxStaleSpans {
 				h.Stale = append(h.Stale[:0], h.Stale[1:]...)

@@ -21,16 +21,11 @@ type Lines interface {
 	Follow(ctx context.Context, after int64, fn func(rec jsonl.Record, raw []byte) error, onBlocked func(*journal.BlockedError)) error
 }
 
-// JournalLines follows the journal file at a path with journal.Follow.
+// JournalLines follows the journal file at a path (see follow.go).
 type JournalLines string
 
 // Path returns the journal's path.
 func (j JournalLines) Path() string { return string(j) }
-
-// Follow follows the journal (see Lines).
-func (j JournalLines) Follow(ctx context.Context, after int64, fn func(jsonl.Record, []byte) error, onBlocked func(*journal.BlockedError)) error {
-	return journal.Follow(ctx, string(j), after, fn, onBlocked)
-}
 
 // retryAfter is how long Live waits before following a journal again
 // after an error.
@@ -137,11 +132,14 @@ func (l *Live) apply(rec jsonl.Record, raw []byte) error {
 		l.blocked = nil
 	}
 	end := rec.Line.Offset + rec.Line.Size
+	loading := !l.done
 	l.mu.Unlock()
-	if end >= l.upTo {
+	switch {
+	case loading && end >= l.upTo:
 		l.catchUp()
+	case !loading:
+		l.signal() // while loading, nobody looks before CaughtUp
 	}
-	l.signal()
 	return nil
 }
 

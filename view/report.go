@@ -284,7 +284,7 @@ func segments(n *Node, start, end int64) []seg {
 			to = segs[i+1].At
 		}
 		st := s.State
-		if st == "created" && v.Display == "observed" {
+		if st == "created" && Adopted(v) {
 			st = "observed"
 		}
 		out = append(out, seg{max(s.At, start), to, st})

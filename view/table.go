@@ -136,13 +136,13 @@ func Fit(rows [][NumCols]Cell, total int) Layout {
 		}
 	}
 	// Give what is left to the columns that were cut.
-	for _, i := range []int{ColActivity, ColCommand} {
+	for _, i := range []int{ColChild, ColSource, ColActivity, ColCommand} {
 		if spare := total - sum(); spare > 0 && l[i] > 0 {
 			natural := width(columns[i].title)
 			for _, r := range rows {
-				natural = max(natural, min(width(r[i].Text), columns[i].max))
+				natural = max(natural, min(width(r[i].Prefix)+width(r[i].Text), columns[i].max))
 			}
-			l[i] = min(natural, l[i]+spare)
+			l[i] = max(l[i], min(natural, l[i]+spare))
 		}
 	}
 	return l

@@ -3,6 +3,7 @@ package view
 import (
 	"cmp"
 	"slices"
+	"sync/atomic"
 
 	"github.com/lcwrap/lcwrap/projection"
 )
@@ -17,6 +18,9 @@ type Node struct {
 	Retry bool
 
 	start  int64
+	dirty  bool // touched since the model's last Sync
+	gen    uint64
+	shown  bool // in Flatten call gen: it or a descendant is kept
 	parent *Node
 	kids   []*Node
 }
@@ -43,13 +47,7 @@ func Tree(nodes []*Node) []*Node {
 		byID[n.ID()] = n
 	}
 	for _, n := range nodes {
-		l := &n.View.Lineage
-		switch {
-		case l.ParentChildID != "" && l.ParentChildID != n.ID() && byID[l.ParentChildID] != nil:
-			n.parent = byID[l.ParentChildID]
-		case l.Attempt > 0 && l.RootChildID != "" && l.RootChildID != n.ID() && byID[l.RootChildID] != nil:
-			n.parent, n.Retry = byID[l.RootChildID], true
-		}
+		n.parent, n.Retry = placement(n, func(id string) *Node { return byID[id] })
 	}
 	// Cut loops: walk up from each node with a step bound; a node whose
 	// walk does not reach a root within len(nodes) steps is in a loop.
@@ -75,16 +73,74 @@ func Tree(nodes []*Node) []*Node {
 			n.parent.kids = append(n.parent.kids, n)
 		}
 	}
-	oldest := func(a, b *Node) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.ID(), b.ID()))
-	}
 	for _, n := range nodes {
 		if len(n.kids) > 1 {
 			slices.SortFunc(n.kids, oldest)
 		}
 	}
-	slices.SortFunc(roots, func(a, b *Node) int { return oldest(b, a) })
+	slices.SortFunc(roots, newest)
 	return roots
+}
+
+// oldest orders siblings: earliest start first, then by id.
+func oldest(a, b *Node) int {
+	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.ID(), b.ID()))
+}
+
+// newest orders roots: latest start first.
+func newest(a, b *Node) int { return oldest(b, a) }
+
+// placement is where lineage puts n: under its parent when known, else a
+// retry under its root when known, else nowhere (a root).
+func placement(n *Node, known func(id string) *Node) (*Node, bool) {
+	l := &n.View.Lineage
+	if l.ParentChildID != "" && l.ParentChildID != n.ID() {
+		if p := known(l.ParentChildID); p != nil {
+			return p, false
+		}
+	}
+	if l.Attempt > 0 && l.RootChildID != "" && l.RootChildID != n.ID() {
+		if p := known(l.RootChildID); p != nil {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// wants is the id n would be placed under if that child were known ("" for
+// none).
+func wants(n *Node) string {
+	l := &n.View.Lineage
+	switch {
+	case l.ParentChildID != "" && l.ParentChildID != n.ID():
+		return l.ParentChildID
+	case l.Attempt > 0 && l.RootChildID != "" && l.RootChildID != n.ID():
+		return l.RootChildID
+	}
+	return ""
+}
+
+// insertSorted puts n into list at its place by cmp.
+func insertSorted(list []*Node, n *Node, order func(a, b *Node) int) []*Node {
+	i, _ := slices.BinarySearchFunc(list, n, order)
+	return slices.Insert(list, i, n)
+}
+
+func remove(list []*Node, n *Node) []*Node {
+	if i := slices.Index(list, n); i >= 0 {
+		return slices.Delete(list, i, i+1)
+	}
+	return list
+}
+
+// isAncestor reports whether a is n or one of n's ancestors.
+func isAncestor(a, n *Node) bool {
+	for p := n; p != nil; p = p.parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
 }
 
 // Row is one line of the flattened tree.
@@ -96,18 +152,22 @@ type Row struct {
 	Depth  int
 }
 
+// flattens numbers Flatten calls, for the memo in the nodes.
+var flattens atomic.Uint64
+
 // Flatten walks the tree depth first and returns the rows of the nodes
 // keep accepts, with each accepted node's ancestors (so a row never loses
 // its lineage). keep nil accepts every node.
 func Flatten(roots []*Node, keep func(*Node) bool) []Row {
 	var rows []Row
 	var walk func(n *Node, prefix string, depth int, last bool) []Row
-	// shown reports whether n or a descendant is kept; memoized per call.
-	memo := map[*Node]bool{}
+	// shown reports whether n or a descendant is kept; memoized in the
+	// nodes for this call (generation g).
+	g := flattens.Add(1)
 	var shown func(n *Node) bool
 	shown = func(n *Node) bool {
-		if v, ok := memo[n]; ok {
-			return v
+		if n.gen == g {
+			return n.shown
 		}
 		ok := keep == nil || keep(n)
 		for _, k := range n.kids {
@@ -115,7 +175,7 @@ func Flatten(roots []*Node, keep func(*Node) bool) []Row {
 				ok = true
 			}
 		}
-		memo[n] = ok
+		n.gen, n.shown = g, ok
 		return ok
 	}
 	walk = func(n *Node, prefix string, depth int, last bool) []Row {

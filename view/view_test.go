@@ -2,6 +2,7 @@ package view_test
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -125,7 +126,7 @@ func TestHistorySegmentsStaleAndRing(t *testing.T) {
 	s.At = s.At.Add(10 * time.Second) // silent past 3 × 1s
 	for i := range 30 {
 		s.Event(c, jsonl.KindHeartbeat, "", "", nil)
-		_ = i
+		s.Event(c, jsonl.KindActivity, "", fmt.Sprintf("step %d", i), nil)
 	}
 	s.States(c, jsonl.StateWaiting)
 	m := model(t, s, s.At)
@@ -141,7 +142,7 @@ func TestHistorySegmentsStaleAndRing(t *testing.T) {
 		t.Fatalf("stale spans %+v", h.Stale)
 	}
 	r := h.Recent()
-	if len(r) != view.RecentEvents || h.Events != 34 || r[len(r)-1].State != "waiting" {
+	if len(r) != view.RecentEvents || h.Events != 64 || h.Heartbeats != 30 || r[len(r)-1].State != "waiting" || r[len(r)-2].Activity != "step 29" {
 		t.Fatalf("recent: %d kept of %d, last %+v", len(r), h.Events, r[len(r)-1])
 	}
 }
@@ -287,5 +288,73 @@ func TestReportSelfContained(t *testing.T) {
 	view.WriteReport(&b, view.NewModel(), view.ReportOptions{Now: s.At})
 	if !strings.Contains(b.String(), projection.NoEvidence) {
 		t.Fatal("no evidence message missing")
+	}
+}
+
+// The tree a model keeps by inserting children as they appear is the tree
+// built from scratch, whatever the order children and parents arrive in.
+func TestIncrementalTreeMatchesRebuild(t *testing.T) {
+	for seed := range 50 {
+		rng := uint64(seed*7919 + 1)
+		next := func(n int) int {
+			rng ^= rng << 13
+			rng ^= rng >> 7
+			rng ^= rng << 17
+			return int(rng % uint64(n))
+		}
+		s := viewtest.New(t0)
+		const kids = 30
+		loops := seed%2 == 1
+		later := func(i int) string { // a parent that comes later (no loop), or any (loops)
+			if loops {
+				return fmt.Sprintf("c%02d", next(kids))
+			}
+			return fmt.Sprintf("c%02d", i+1+next(kids-i))
+		}
+		for i := range kids - 1 {
+			c := viewtest.Child{ID: fmt.Sprintf("c%02d", i)}
+			switch next(4) {
+			case 0, 3:
+				c.Parent = later(i)
+			case 1:
+				c.Root, c.Attempt = later(i), int64(1+next(3))
+			}
+			s.Created(c)
+		}
+		m := view.NewModel()
+		lines := viewtest.Lines(s.Out)
+		for i := range s.Out {
+			m.Apply(&s.Out[i], lines[i], int64(i+1))
+			if next(3) == 0 {
+				m.Sync(s.At)
+			}
+		}
+		m.Sync(s.At)
+		got := strings.Join(ids(view.Flatten(m.Roots(), nil)), "\n")
+		fresh := view.NodesOf(nil)
+		for _, n := range m.Nodes() {
+			fresh = append(fresh, &view.Node{View: n.View})
+		}
+		want := strings.Join(ids(view.Flatten(view.Tree(fresh), nil)), "\n")
+		if loops {
+			// Where a loop is cut depends on the order it is found in;
+			// every child is still shown exactly once.
+			seen := map[string]int{}
+			for _, r := range view.Flatten(m.Roots(), nil) {
+				seen[r.Node.ID()]++
+			}
+			for id, n := range seen {
+				if n != 1 {
+					t.Fatalf("seed %d: %s shown %d times", seed, id, n)
+				}
+			}
+			if len(seen) != m.Len() {
+				t.Fatalf("seed %d: %d of %d children shown", seed, len(seen), m.Len())
+			}
+			continue
+		}
+		if got != want {
+			t.Fatalf("seed %d: incremental tree\n%s\nrebuilt\n%s", seed, got, want)
+		}
 	}
 }

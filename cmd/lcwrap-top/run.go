@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/term"
@@ -30,7 +33,7 @@ const NotATerminal = "lcwrap: top needs a terminal; use 'lcwrap status --watch' 
 
 // fps bounds how often the screen is redrawn: enough for keys to feel
 // immediate, few enough wake-ups that an idle top costs next to nothing.
-const fps = 20
+const fps = 10
 
 func run(args []string) int {
 	fs := flag.NewFlagSet("lcwrap top", flag.ContinueOnError)
@@ -75,6 +78,25 @@ func run(args []string) int {
 			}
 		}()
 		live.Run(ctx)
+	}()
+	go func() {
+		// Reading a large journal leaves much garbage behind; left to
+		// itself the runtime would return it to the system slowly, over
+		// minutes. Do it once, after the first frame, so that an idle
+		// top costs as little as it can.
+		select {
+		case <-live.CaughtUp():
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-time.After(time.Second):
+			debug.FreeOSMemory()
+			// From here on one processor is plenty, and fewer of them
+			// wake up for each timer.
+			runtime.GOMAXPROCS(1)
+		case <-ctx.Done():
+		}
 	}()
 	_, err := p.Run()
 	cancel()

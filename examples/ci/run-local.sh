@@ -4,7 +4,8 @@
 #
 #   1. build lcwrap with `make build` (only when none is on PATH),
 #   2. run the tests under `lcwrap --emit stderr`, 2>&1 | tee ci.log,
-#   3. keep the log and the journal as the job's artifacts,
+#   3. write the HTML report, keep it, the log and the journal as the job's
+#      artifacts,
 #   4. check the log: `lcwrap validate --mixed --require-events`, and an
 #      ended lifecycle.
 #
@@ -45,9 +46,11 @@ rc=$?
 set -e
 say "the test step exited $rc (lcwrap's exit code, which is the test command's)"
 
-# 3. Upload: here, copy the artifacts aside.
+# 3. Report, and upload: here, copy the artifacts aside.
+say "step Report: lcwrap report --html report.html"
+lcwrap report --html report.html
 mkdir -p artifacts
-cp ci.log "$LCWRAP_JOURNAL" artifacts/
+cp ci.log report.html "$LCWRAP_JOURNAL" artifacts/
 say "artifacts: $(cd artifacts && echo *)"
 
 # 4. Check the lifecycle lines.

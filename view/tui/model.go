@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -105,10 +106,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		return m, m.waitChanged()
 	case tickMsg:
-		m.now = time.Time(msg)
-		if m.caught {
-			m.refresh()
-		}
+		// Only the clock moved: durations and freshness are computed as
+		// the rows are drawn, so nothing is synced or rebuilt.
+		m.now = m.clock()
 		return m, tick()
 	case FatalMsg:
 		m.fatal = msg.Err
@@ -147,6 +147,7 @@ func (m *Model) rebuild(vm *view.Model) {
 		}
 		return needle == "" || matches(n, needle)
 	}
+	atTop := m.sel == 0 && !m.detail
 	m.rows = view.Flatten(vm.Roots(), keep)
 	// Ended ancestors shown for their lineage are not hidden.
 	for _, r := range m.rows {
@@ -154,9 +155,11 @@ func (m *Model) rebuild(vm *view.Model) {
 			m.hidden--
 		}
 	}
+	// The selection stays on its child; at the top it stays at the top,
+	// where new work appears.
 	m.sel = 0
 	for i, r := range m.rows {
-		if r.Node.ID() == m.selID {
+		if !atTop && r.Node.ID() == m.selID {
 			m.sel = i
 			break
 		}
@@ -424,5 +427,32 @@ func (m *Model) detailLines(vm *view.Model) []string {
 	if n == nil {
 		return []string{m.selID + ": no longer in the journal (it was read again)"}
 	}
-	return view.Detail(n, m.now)
+	var out []string
+	for _, l := range view.Detail(n, m.now) {
+		out = append(out, wrap(l, max(m.width, 20))...)
+	}
+	return out
+}
+
+// wrap breaks a line at spaces to fit width; continuation lines are
+// indented two more than the line itself.
+func wrap(s string, width int) []string {
+	if utf8.RuneCountInString(s) <= width {
+		return []string{s}
+	}
+	indent := strings.Repeat(" ", min(len(s)-len(strings.TrimLeft(s, " "))+2, width/2))
+	var out []string
+	line, started := "", false
+	for _, word := range strings.Split(s, " ") {
+		switch {
+		case !started:
+			line, started = word, true
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = indent + word
+		}
+	}
+	return append(out, line)
 }

@@ -205,3 +205,16 @@ func TestColourAndWaitingStandOut(t *testing.T) {
 	}
 	_ = jsonl.StateWaiting
 }
+
+func TestWrap(t *testing.T) {
+	got := wrap("  history       ? unknown: its source may not have seen every transition", 30)
+	want := []string{"  history       ? unknown: its", "    source may not have seen", "    every transition"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("wrap: %q", got)
+	}
+	for _, l := range got {
+		if utf8.RuneCountInString(l) > 30 {
+			t.Fatalf("wrapped line too long: %q", l)
+		}
+	}
+}
