@@ -92,6 +92,13 @@ func journalCommand(std stdio) *cli.Command {
 						return exitCode(1, "journal repair: %v", err)
 					}
 					if rep.Blocked == nil {
+						// The live file is clean; a sealed file is never
+						// changed, so damage there is reported, not repaired.
+						if r, err := journal.Verify(path); err == nil && r.Blocked != nil && r.Blocked.Path != path {
+							be := r.Blocked
+							return exitCode(1, "journal %s: the live file is clean, but sealed file %s has a bad line at line %d (byte %d): %s: %s; sealed files are never changed: readers report it and read on with the next file",
+								path, be.Path, be.Line, be.Offset, be.Class, be.Reason)
+						}
 						fmt.Fprintf(std.out, "journal %s: clean (%s, %d bytes); nothing to repair\n", path, lines(rep.KeptLines), rep.KeptBytes)
 						return nil
 					}
