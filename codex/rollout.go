@@ -69,6 +69,9 @@ func ParseSessionMeta(line []byte) (SessionMeta, bool) {
 type RolloutReader struct {
 	// Thread is the thread id of the file (from its name).
 	Thread string
+	// exec: the session_meta says codex exec wrote it, which exits after
+	// its turn rather than waiting for the user.
+	exec bool
 }
 
 // Line maps one line (without its newline). It never fails and never
@@ -91,6 +94,7 @@ func (r *RolloutReader) Line(line []byte) agent.Outcome {
 			return agent.Unrecognize(r.Thread, "session_meta of another thread")
 		}
 		obs.Kind, obs.Source = agent.SessionStarted, str(p.Source)
+		r.exec = obs.Source == "exec"
 		facts := map[string]any{}
 		if v := str(p.Originator); v != "" {
 			facts["originator"] = cutTag(v)
@@ -145,8 +149,11 @@ func (r *RolloutReader) event(obs agent.Observation, p rolloutPayload) agent.Out
 	case "task_started", "turn_started":
 		obs.Kind = agent.PromptSubmitted
 	case "task_complete", "turn_complete", "turn_aborted":
-		// The interactive session waits for the next prompt.
+		// The interactive session waits for the next prompt; exec exits.
 		obs.Kind = agent.TurnEnded
+		if r.exec {
+			obs.Kind, obs.Summary = agent.Note, "turn ended"
+		}
 		facts := map[string]any{}
 		var ms float64
 		if json.Unmarshal(p.DurationMs, &ms) == nil && ms >= 0 {

@@ -13,15 +13,16 @@ import (
 // 0.171.0 (exec and interactive, one command each): every line is
 // recognised, and a turn's end is a wait for the user.
 func TestRolloutRecording(t *testing.T) {
-	for _, c := range []struct{ file, marker string }{
-		{"rollout-exec-command.jsonl", "lcwrap-marker"},
-		{"rollout-interactive.jsonl", "interactive-marker"},
+	for _, c := range []struct{ file, marker, end string }{
+		// exec's rollout: exec exits after its turn, it waits for no one.
+		{"rollout-exec-command.jsonl", "lcwrap-marker", "activity turn ended\n"},
+		{"rollout-interactive.jsonl", "interactive-marker", "state_changed waiting\nactivity turn ended; waiting for the user\n"},
 	} {
-		t.Run(c.file, func(t *testing.T) { testRolloutRecording(t, c.file, c.marker) })
+		t.Run(c.file, func(t *testing.T) { testRolloutRecording(t, c.file, c.marker, c.end) })
 	}
 }
 
-func testRolloutRecording(t *testing.T, file, marker string) {
+func testRolloutRecording(t *testing.T, file, marker, end string) {
 	data, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
@@ -40,12 +41,15 @@ func testRolloutRecording(t *testing.T, file, marker string) {
 		"created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n",
 		"activity exec_command: echo " + marker + "\n",
 		"activity command done\n",
-		"state_changed waiting\nactivity turn ended; waiting for the user\n",
+		end,
 		"terminal lost\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}
+	}
+	if end == "activity turn ended\n" && strings.Contains(got, "waiting") {
+		t.Errorf("exec's rollout says no wait, yet:\n%s", got)
 	}
 	if strings.Contains(sink.all(), "unrecognized") {
 		t.Errorf("a line of the real CLI's rollout was not recognised:\n%s", sink.all())

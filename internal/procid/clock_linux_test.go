@@ -108,6 +108,20 @@ func TestIdentitiesOfTheOtherBuild(t *testing.T) {
 	if v := Check(System, theirs); v.Status != Alive {
 		t.Fatalf("%s's identity %s read by %s: %v (%s)", backend, raw, Backend, v.Status, v.Reason)
 	}
+	// The created event it wrote, as a journal holds it: its wrapper is
+	// the same live process to this build.
+	var created struct {
+		Details struct {
+			Wrapper Identity `json:"wrapper"`
+		} `json:"details"`
+	}
+	line := next()
+	if err := json.Unmarshal([]byte(line), &created); err != nil || created.Details.Wrapper != theirs {
+		t.Fatalf("created event %s: %v", line, err)
+	}
+	if v := Check(System, created.Details.Wrapper); v.Status != Alive {
+		t.Fatalf("the wrapper of %s's created event read by %s: %v (%s)", backend, Backend, v.Status, v.Reason)
+	}
 	ask := func(id Identity) string {
 		b, _ := json.Marshal(id)
 		io.WriteString(stdin, string(b)+"\n")

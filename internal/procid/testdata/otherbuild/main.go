@@ -1,6 +1,7 @@
 // Command otherbuild is the procid tests' stand-in for the other build of
 // lcwrap (built with or without the lcwrap_gopsutil tag, whichever the
 // test binary is not): it prints its own identity as lcwrap records it,
+// then the created event lcwrap run would write with it as the wrapper,
 // then answers Check for each identity it reads, one JSON line each, until
 // its stdin ends.
 package main
@@ -11,7 +12,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/lcwrap/lcwrap/capabilities"
+	"github.com/lcwrap/lcwrap/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 func main() {
@@ -22,6 +26,13 @@ func main() {
 	}
 	b, _ := json.Marshal(self)
 	fmt.Printf("%s %s\n", procid.Backend, b)
+	em := emit.New(emit.Options{}, emit.NewWriterSink("stdout", os.Stdout))
+	c := em.Child("wrapped", jsonl.Lineage{}, capabilities.Launched(true))
+	if _, err := c.Emit(emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated,
+		Details: jsonl.Created{Command: jsonl.Command{"true"}, Wrapper: &self, Profile: "launched"}}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		var id procid.Identity
