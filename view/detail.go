@@ -43,13 +43,24 @@ func Detail(n *Node, now time.Time) []string {
 		add("Exit      %s  (ended %s by %s; how the process ended, not whether its task succeeded)", Exit(v), orDash(v.EndedAt), orDash(v.EndedBy))
 	}
 	out = append(out, "", "Capabilities")
+	unknown := Unknowns(v)
+	same := len(unknown) > 1
+	for _, name := range unknown {
+		same = same && Why(v, name) == Why(v, unknown[0])
+	}
 	for _, name := range capabilities.Names {
 		c, _ := v.Capabilities.Get(name)
-		if c == capabilities.Known {
+		switch {
+		case c == capabilities.Known:
 			add("  %-13s known", name)
-			continue
+		case same:
+			add("  %-13s ? unknown", name)
+		default:
+			add("  %-13s ? unknown: %s", name, Why(v, name))
 		}
-		add("  %-13s ? unknown: %s", name, Why(v, name))
+	}
+	if same {
+		add("  why: %s", Why(v, unknown[0]))
 	}
 	if h := n.Hist; h != nil {
 		if d := h.Diagnostics(); len(d) > 0 {
