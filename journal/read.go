@@ -189,6 +189,11 @@ type ReadOptions struct {
 	OnBlocked func(*BlockedError)
 	// OnNotice is called for rotations, skipped ranges and replacements.
 	OnNotice func(Notice)
+	// MaxPoll lets FollowWith look less often while nothing arrives:
+	// every 50 ms after lines came, then twice as long each quiet look,
+	// up to MaxPoll (a live view that should cost nothing when idle).
+	// 0 keeps 50 ms.
+	MaxPoll time.Duration
 }
 
 // reader reads a journal's sealed files and then its live file as one.
@@ -482,7 +487,7 @@ func Follow(ctx context.Context, path string, after int64, fn func(rec jsonl.Rec
 }
 
 // FollowWith is Read that keeps going: after the last line it looks for
-// new ones every 50 ms (polling: it works on every file system and costs
+// new ones every 50 ms (or less often while quiet, see o.MaxPoll; polling: it works on every file system and costs
 // one fstat per look) until ctx is done. It reads only whole lines. A
 // rotation is followed (the sealed file is read to its end, then the new
 // one); a repair or a heal appends a quarantine record after the bad
@@ -496,14 +501,22 @@ func Follow(ctx context.Context, path string, after int64, fn func(rec jsonl.Rec
 func FollowWith(ctx context.Context, path string, o ReadOptions, fn func(rec jsonl.Record, raw []byte) error) error {
 	r := newReader(path, o, fn)
 	defer r.close()
-	t := time.NewTicker(pollInterval)
+	wait := pollInterval
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
+		before := r.seen
 		err := r.look(true)
 		var be *BlockedError
 		if err != nil && !errors.As(err, &be) {
 			return err
 		}
+		if r.seen != before || o.MaxPoll <= pollInterval {
+			wait = pollInterval
+		} else {
+			wait = min(2*wait, o.MaxPoll)
+		}
+		t.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -13,19 +13,31 @@ import (
 )
 
 // Lines is where a live view's events come from: a journal followed from
-// a cursor. Follow calls fn for each valid line after the cursor, in
-// order, until ctx is done, and onBlocked at a bad line; a journal
+// a cursor (o.After). Follow calls fn for each valid line after the
+// cursor, in order, until ctx is done, o.OnBlocked at a bad line and
+// o.OnNotice for rotations, skipped ranges and replacements; a journal
 // replaced under it is read again from its start (fn sees line 1 again).
 type Lines interface {
 	Path() string
-	Follow(ctx context.Context, after int64, fn func(rec jsonl.Record, raw []byte) error, onBlocked func(*journal.BlockedError)) error
+	Follow(ctx context.Context, o journal.ReadOptions, fn func(rec jsonl.Record, raw []byte) error) error
 }
 
-// JournalLines follows the journal file at a path (see follow.go).
+// JournalLines follows the journal at a path, its sealed files and its
+// live one as one journal (journal.FollowWith).
 type JournalLines string
 
 // Path returns the journal's path.
 func (j JournalLines) Path() string { return string(j) }
+
+// Follow follows the journal (see Lines).
+func (j JournalLines) Follow(ctx context.Context, o journal.ReadOptions, fn func(jsonl.Record, []byte) error) error {
+	return journal.FollowWith(ctx, string(j), o, fn)
+}
+
+// maxPoll is how long a quiet journal may go unlooked at: new lines are
+// looked for every 50 ms while they come, then less and less often, so an
+// idle view costs next to nothing.
+const maxPoll = time.Second
 
 // retryAfter is how long Live waits before following a journal again
 // after an error.
@@ -40,6 +52,7 @@ type Live struct {
 	blocked *journal.BlockedError
 	err     error
 	rereads int
+	last    journal.Notice
 	notify  chan struct{}
 	caught  chan struct{}
 	upTo    int64 // bytes the journal held at the start: caught up past them
@@ -71,13 +84,14 @@ type State struct {
 	Blocked *journal.BlockedError // the bad line the journal is blocked at
 	Err     error                 // the last error following it, nil once it reads again
 	Rereads int                   // times the journal was replaced or shrank and was read again
+	Notice  journal.Notice        // the last rotation, skipped range or replacement noticed
 }
 
 // State returns the follower's state.
 func (l *Live) State() State {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return State{Path: l.src.Path(), Blocked: l.blocked, Err: l.err, Rereads: l.rereads}
+	return State{Path: l.src.Path(), Blocked: l.blocked, Err: l.err, Rereads: l.rereads, Notice: l.last}
 }
 
 // Run follows the journal until ctx is done and returns ctx.Err(). A
@@ -96,7 +110,7 @@ func (l *Live) Run(ctx context.Context) error {
 		l.mu.Lock()
 		after := l.m.Cursor()
 		l.mu.Unlock()
-		err := l.src.Follow(ctx, after, l.apply, l.block)
+		err := l.src.Follow(ctx, journal.ReadOptions{After: after, OnBlocked: l.block, OnNotice: l.notice, MaxPoll: maxPoll}, l.apply)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -141,6 +155,13 @@ func (l *Live) apply(rec jsonl.Record, raw []byte) error {
 		l.signal() // while loading, nobody looks before CaughtUp
 	}
 	return nil
+}
+
+func (l *Live) notice(n journal.Notice) {
+	l.mu.Lock()
+	l.last = n
+	l.mu.Unlock()
+	l.signal()
 }
 
 func (l *Live) block(be *journal.BlockedError) {

@@ -118,12 +118,11 @@ const panicHook = "LCWRAP_TOP_TEST_PANIC"
 
 type panicking struct{ view.Lines }
 
-func (p panicking) Follow(ctx context.Context, after int64, fn func(jsonl.Record, []byte) error, onBlocked func(*journal.BlockedError)) error {
-	err := p.Lines.Follow(ctx, after, func(rec jsonl.Record, raw []byte) error {
+func (p panicking) Follow(ctx context.Context, o journal.ReadOptions, fn func(jsonl.Record, []byte) error) error {
+	return p.Lines.Follow(ctx, o, func(rec jsonl.Record, raw []byte) error {
 		if err := fn(rec, raw); err != nil {
 			return err
 		}
 		panic("test panic after line " + strconv.FormatInt(rec.JournalSequence, 10))
-	}, onBlocked)
-	return err
+	})
 }

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/lcwrap/lcwrap/journal"
 	"github.com/lcwrap/lcwrap/projection"
 	"github.com/lcwrap/lcwrap/view"
 )
@@ -328,6 +329,9 @@ func (m *Model) statusLine() string {
 	}
 	if be := m.state.Blocked; be != nil {
 		parts = append(parts, fmt.Sprintf("journal blocked at line %d (%s): showing the lines before it", be.Line, be.Class))
+	}
+	if n := m.state.Notice; n.Kind != "" && n.Kind != journal.NoticeReplaced {
+		parts = append(parts, fmt.Sprintf("journal %s at line %d", n.Kind, n.Sequence))
 	}
 	if m.state.Rereads > 0 {
 		parts = append(parts, fmt.Sprintf("journal replaced or cut: read again %d×", m.state.Rereads))
