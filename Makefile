@@ -55,7 +55,7 @@ fuzz:
 	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./internal/notify -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./supervise -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/lastline -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lcwrap/lcwrap/internal/lastline"
 )
 
 // syncBuffer is a stream lcwrap writes to.
@@ -46,7 +48,7 @@ func TestStreamFollowsAPtyToItsEIO(t *testing.T) {
 	}
 	defer s.Close()
 	a := newOutputActivity()
-	s.Watch(&lineTap{to: a, from: "pty"})
+	s.Watch(&lastline.Tap{From: "pty", Offer: a.offer})
 	s.Follow(p.Master())
 	stdio, err := p.Prepare()
 	if err != nil {
