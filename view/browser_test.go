@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/view"
 	"github.com/lcwrap/lcwrap/view/viewtest"
 )
@@ -20,13 +21,7 @@ import (
 // given extra flags, returning its standard output.
 func chromium(t *testing.T, file string, flags ...string) []byte {
 	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is missing (CI installs it: apt-get install chromium)")
-		}
-		t.Skip("chromium is not installed (apt-get install chromium)")
-	}
+	bin := testtool.Need(t, "chromium", "apt-get install chromium")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -12,61 +12,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/view/viewtest"
 )
 
-// need finds a tool, skipping (failing under CI=true) when it is missing.
-func need(t *testing.T, tool, install string) string {
-	t.Helper()
-	p, err := exec.LookPath(tool)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is missing (CI installs it: %s)", tool, install)
-	}
-	t.Skipf("%s is not installed (%s)", tool, install)
-	return ""
-}
-
 var (
 	buildOnce sync.Once
-	binDir    string
 	buildErr  error
 )
 
-// binaries builds lcwrap and lcwrap-top into one directory, once.
+// binaries returns the directory of lcwrap (testtool builds it once) with
+// lcwrap-top built beside it, where `lcwrap top` looks first.
 func binaries(t *testing.T) string {
 	t.Helper()
+	dir := filepath.Dir(testtool.Lcwrap(t))
 	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "lcwrap-top-test")
-		if buildErr != nil {
-			return
-		}
-		for _, pkg := range []string{"../lcwrap", "."} {
-			name := "lcwrap"
-			if pkg == "." {
-				name = "lcwrap-top"
-			}
-			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
-			if err != nil {
-				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-				return
-			}
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "lcwrap-top"), ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build lcwrap-top: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	return binDir
+	return dir
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testtool.Cleanup()
 	os.Exit(code)
 }
 
@@ -80,7 +54,7 @@ var sockets int
 
 func newPane(t *testing.T, width, height int, env []string, script string) *pane {
 	t.Helper()
-	need(t, "tmux", "apt-get install tmux")
+	testtool.Need(t, "tmux", "apt-get install tmux")
 	sockets++
 	p := &pane{t: t, socket: fmt.Sprintf("lcwrap-top-test-%d-%d", os.Getpid(), sockets)}
 	args := []string{"-L", p.socket, "-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(width), "-y", strconv.Itoa(height)}
@@ -262,6 +236,7 @@ func TestTopRestoresTerminal(t *testing.T) {
 		sameTerminal(t, dir)
 	})
 	t.Run("sigterm", func(t *testing.T) {
+		testtool.Need(t, "pgrep", "apt-get install procps")
 		p, dir, _ := session(t, 80, 24)
 		p.waitFor("sub-tests")
 		pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(dir, "pid"))))
