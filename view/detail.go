@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/capabilities"
+	"github.com/lcwrap/lcwrap/jsonl"
 	"github.com/lcwrap/lcwrap/redact"
 )
 
@@ -41,6 +42,9 @@ func Detail(n *Node, now time.Time) []string {
 	add("Activity  %s", Activity(v))
 	if v.Ended() {
 		add("Exit      %s  (ended %s by %s; how the process ended, not whether its task succeeded)", Exit(v), orDash(v.EndedAt), orDash(v.EndedBy))
+		if r := agentReport(n); r != "" {
+			add("Reported  %s", r)
+		}
 	}
 	out = append(out, "", "Capabilities")
 	unknown := Unknowns(v)
@@ -83,6 +87,44 @@ func Detail(n *Node, now time.Time) []string {
 		}
 	}
 	return out
+}
+
+// agentReport is what the agent said about its own run, from the child's
+// terminal event, attributed to it ("" when there is none). It is the
+// agent's report, never lcwrap's verdict.
+func agentReport(n *Node) string {
+	if n.Hist == nil {
+		return ""
+	}
+	for _, e := range n.Hist.Recent() {
+		if e.Kind != jsonl.KindTerminal || len(e.Details) == 0 {
+			continue
+		}
+		t, ok := jsonl.DecodeDetails[jsonl.Terminal](e.Details)
+		if !ok || t.AgentReport == nil {
+			continue
+		}
+		r := t.AgentReport
+		var parts []string
+		if r.Subtype != "" {
+			parts = append(parts, r.Subtype)
+		}
+		if r.IsError != nil && *r.IsError {
+			parts = append(parts, "is_error")
+		}
+		if r.NumTurns != nil {
+			parts = append(parts, fmt.Sprintf("%d turns", *r.NumTurns))
+		}
+		if r.TotalCostUSD != nil {
+			parts = append(parts, fmt.Sprintf("$%.4f", *r.TotalCostUSD))
+		}
+		if r.StopReason != "" {
+			parts = append(parts, "stop: "+r.StopReason)
+		}
+		who := orDash(r.ReportedBy)
+		return Clean(redact.Text(who + " reports (its own account, not lcwrap's): " + strings.Join(parts, ", ")))
+	}
+	return ""
 }
 
 // EventText summarizes an event for a person: its activity, its result

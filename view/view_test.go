@@ -358,3 +358,20 @@ func TestIncrementalTreeMatchesRebuild(t *testing.T) {
 		}
 	}
 }
+
+// What an agent says about its own run is shown as its report, attributed.
+func TestDetailShowsAgentReportAttributed(t *testing.T) {
+	s := viewtest.New(t0)
+	c := viewtest.Agent
+	s.Created(c)
+	s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+	s.Event(c, jsonl.KindTerminal, jsonl.StateCompleted, "", map[string]any{
+		"exit": map[string]any{"code": 0}, "claim": "process-exit-status-only",
+		"agentReport": map[string]any{"reportedBy": "claude-code", "subtype": "success", "numTurns": 3, "totalCostUsd": 0.0008},
+	})
+	m := model(t, s, s.At)
+	d := strings.Join(view.Detail(m.Node(c.ID), s.At), "\n")
+	if !strings.Contains(d, "Reported  claude-code reports (its own account, not lcwrap's): success, 3 turns, $0.0008") {
+		t.Fatalf("no attributed report:\n%s", d)
+	}
+}
