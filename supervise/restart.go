@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -94,8 +93,7 @@ func (l *launcher) restarting(ctx context.Context, cfg Config) Result {
 			return res
 		}
 		next := cfg
-		next.Lineage.Attempt = first + int64(n)
-		next.ChildID = base + "-a" + strconv.FormatInt(next.Lineage.Attempt, 10)
+		next.ChildID, next.Lineage.Attempt = restart.NextChild(base, first, n)
 		delay := cfg.Restart.Delay(n).Round(time.Millisecond)
 		info := &jsonl.Restart{Policy: string(cfg.Restart.Policy), NextAttempt: next.Lineage.Attempt, NextChildID: next.ChildID, DelayMs: delay.Milliseconds()}
 		s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: info, Message: fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
@@ -113,34 +111,24 @@ func (l *launcher) restarting(ctx context.Context, cfg Config) Result {
 	}
 }
 
-// restartNeeded decides whether attempt n, which ended with res, is
-// followed by another. Where the policy alone would restart but
+// restartNeeded asks the policy whether attempt n, which ended with res,
+// is followed by another. Where the policy alone would restart but
 // something else stops the loop, it records a diagnostic saying what.
 func (s *supervisor) restartNeeded(res Result, n int) bool {
-	r := s.cfg.Restart
-	if r.Policy == RestartOnFailure && res.State == jsonl.StateCompleted {
-		return false
+	e := restart.Ending{
+		Completed:   res.State == jsonl.StateCompleted,
+		StartFailed: res.StartErr != nil,
+		Interrupted: s.cancel == nil && s.status.signaled && s.status.signal == syscall.SIGINT,
 	}
-	stop := &jsonl.Restart{Policy: string(r.Policy)}
-	var why string
-	switch {
-	case s.cancel != nil && (s.cancel.by == bySignal || s.cancel.by == byContext):
-		stop.Stopped, stop.Signal = "cancel-request", signalName(s.cancel.signal)
-		why = "a cancel request (" + signalName(s.cancel.signal) + ") ended this attempt"
-	case res.StartErr != nil:
-		stop.Stopped = "start-error"
-		why = "the command could not be started"
-	case s.cancel == nil && s.status.signaled && s.status.signal == syscall.SIGINT:
-		stop.Stopped = "interrupted"
-		why = "SIGINT killed the child (a terminal's Ctrl-C reaches it directly)"
-	case r.MaxAttempts > 0 && n >= r.MaxAttempts:
-		stop.Stopped, stop.MaxAttempts = "max-attempts", r.MaxAttempts
-		why = fmt.Sprintf("this was attempt %d of at most %d", n, r.MaxAttempts)
-	default:
-		return true
+	if s.cancel != nil && (s.cancel.by == bySignal || s.cancel.by == byContext) {
+		e.CancelSignal = signalName(s.cancel.signal)
 	}
-	s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: stop, Message: "no further attempt: " + why})
-	return false
+	again, stop := s.cfg.Restart.Next(e, n)
+	if stop.Reason != "" {
+		info := &jsonl.Restart{Policy: string(s.cfg.Restart.Policy), Stopped: stop.Reason, Signal: stop.Signal, MaxAttempts: stop.MaxAttempts}
+		s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: info, Message: "no further attempt: " + stop.Why})
+	}
+	return again
 }
 
 // waitBackoff waits d, unless a cancel request (HUP, INT or TERM that

@@ -1,8 +1,10 @@
 // Package restart is a restart policy and its limits: when a run starts
 // the command again (no, on-failure, always), how many attempts at most,
 // and how long to wait before each (exponential backoff with jitter,
-// capped). The loop that runs the attempts, and what stops it early (a
-// cancel request, a command that cannot start, a Ctrl-C), is supervise's.
+// capped), and the decision after each attempt: whether another follows,
+// or what stopped the loop early (a cancel request, a command that cannot
+// start, a Ctrl-C, the last allowed attempt), and the next attempt's child
+// id. Running the attempts, and recording those decisions, is supervise's.
 //
 // # What it promises
 //
