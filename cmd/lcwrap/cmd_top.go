@@ -50,7 +50,7 @@ func topAction(cmd *cli.Command, std stdio) error {
 	}
 	bin, err := findTop()
 	if err != nil {
-		return exitCode(1, "top is the program %s, not found beside lcwrap or in $PATH: install it with 'go install github.com/lcwrap/lcwrap/cmd/lcwrap-top@latest' (or 'make build')", topProgram)
+		return exitCode(1, "top is the program %s, not found beside lcwrap or in $PATH: build it beside lcwrap with 'make build' (bin/lcwrap and bin/lcwrap-top) from the source tree", topProgram)
 	}
 	return execTop(bin, []string{topProgram, "-journal", path}, std)
 }
