@@ -220,17 +220,24 @@ func openJournalFile(path string) (*os.File, error) {
 		if err != nil {
 			return nil, journalPathError("open journal", path, err)
 		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		if !fi.Mode().IsRegular() {
-			f.Close()
-			return nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
-		}
-		return f, nil
+		return regularOnly(f, path)
 	}
+}
+
+// regularOnly returns f when it is a regular file, and otherwise closes
+// it and answers ErrNotRegular: a FIFO or a device never reaches a reader
+// or a writer, which would block on it or read it forever.
+func regularOnly(f *os.File, path string) (*os.File, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
+	}
+	return f, nil
 }
 
 // openFile opens a regular file with open(2) and wraps the descriptor

@@ -57,16 +57,7 @@ func openRead(path string) (*os.File, error) {
 	if err != nil {
 		return nil, journalPathError("open journal", path, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
-	}
-	return f, nil
+	return regularOnly(f, path)
 }
 
 // tailWait decides when a final line without newline is a torn write

@@ -46,6 +46,23 @@ func (w *jsonWalker) ws() {
 	}
 }
 
+// more reads what follows a member or element: a comma (true: another
+// follows) or the closing byte (false); anything else marks the text bad
+// (false).
+func (w *jsonWalker) more(closing byte) bool {
+	w.ws()
+	if w.i < len(w.s) && w.s[w.i] == ',' {
+		w.i++
+		return true
+	}
+	if w.i < len(w.s) && w.s[w.i] == closing {
+		w.i++
+		return false
+	}
+	w.bad = true
+	return false
+}
+
 // replace replaces s[from:w.i] with r.
 func (w *jsonWalker) replace(from int, r string) {
 	w.b.WriteString(w.s[w.last:from])
@@ -86,17 +103,9 @@ func (w *jsonWalker) value(hide bool) {
 			if w.bad {
 				return
 			}
-			w.ws()
-			if w.i < len(w.s) && w.s[w.i] == ',' {
-				w.i++
-				continue
-			}
-			if w.i < len(w.s) && w.s[w.i] == '}' {
-				w.i++
+			if !w.more('}') {
 				return
 			}
-			w.bad = true
-			return
 		}
 	case '[':
 		w.i++
@@ -110,17 +119,9 @@ func (w *jsonWalker) value(hide bool) {
 			if w.bad {
 				return
 			}
-			w.ws()
-			if w.i < len(w.s) && w.s[w.i] == ',' {
-				w.i++
-				continue
-			}
-			if w.i < len(w.s) && w.s[w.i] == ']' {
-				w.i++
+			if !w.more(']') {
 				return
 			}
-			w.bad = true
-			return
 		}
 	case '"':
 		from := w.i
