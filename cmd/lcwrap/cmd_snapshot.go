@@ -51,6 +51,11 @@ func snapshotAction(cmd *cli.Command, std stdio) error {
 	if err != nil {
 		return exitCode(1, "%v", err)
 	}
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		// No evidence is not an empty world: a complete snapshot of no
+		// children would tell an orchestrator that nothing runs.
+		return noJournal(path)
+	}
 	tr := projection.NewTracker(path)
 	err = tr.Refresh()
 	var be *journal.BlockedError
@@ -59,9 +64,6 @@ func snapshotAction(cmd *cli.Command, std stdio) error {
 		fmt.Fprintf(std.err, "lcwrap: %s; only children that ended before it are covered\n", oneLine(be.Error()))
 	case err != nil:
 		return exitCode(1, "cannot read the journal: %v", err)
-	}
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(std.err, "lcwrap: no journal at %s yet: no children to report\n", path)
 	}
 	s, uncovered := tr.BuildSnapshot(procid.System, time.Now(), reason)
 	for _, u := range uncovered {
