@@ -1,6 +1,10 @@
 package agent
 
-import "time"
+import (
+	"time"
+
+	"github.com/lcwrap/lcwrap/jsonl"
+)
 
 // Kind is what an agent's evidence says happened, in lcwrap's words. Each
 // source (Claude Code's hooks, its stream-json, Codex's events) maps its
@@ -76,7 +80,7 @@ type Observation struct {
 	Reason string
 	// Facts are further details the agent gave (cwd, model, transcript
 	// path), recorded as its report.
-	Facts map[string]any
+	Facts jsonl.Facts
 	// At is when the observation was made (zero: now).
 	At time.Time
 }

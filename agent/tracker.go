@@ -516,8 +516,9 @@ func (t *Tracker) sessionKey(sid string) string {
 // evidence is the details every event of an observation starts from.
 func evidence(o Observation) jsonl.AgentEvent {
 	d := jsonl.AgentEvent{Evidence: o.Native}
-	if len(o.Facts) > 0 {
-		d.Reported = jsonl.FreeDetails(o.Facts)
+	if !o.Facts.IsZero() {
+		f := o.Facts
+		d.Reported = &f
 	}
 	return d
 }

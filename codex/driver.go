@@ -177,8 +177,8 @@ type execTap struct {
 	lines   *Lines
 
 	mu    sync.Mutex
-	turns int            // turn.completed and turn.failed seen
-	usage map[string]any // the last turn's usage, as codex reported it
+	turns int          // turn.completed and turn.failed seen
+	usage jsonl.Counts // the last turn's usage, as codex reported it
 }
 
 func (t *execTap) Write(p []byte) (int, error) { return t.lines.Write(p) }
@@ -194,8 +194,8 @@ func (t *execTap) line(b []byte) {
 		if o.Native == "turn.completed" || o.Native == "turn.failed" {
 			t.mu.Lock()
 			t.turns++
-			if u, ok := o.Facts["usage"].(map[string]any); ok {
-				t.usage = u
+			if o.Facts.Usage != nil {
+				t.usage = o.Facts.Usage
 			}
 			t.mu.Unlock()
 		}
@@ -225,7 +225,7 @@ func (t *execTap) report(term *jsonl.Terminal) {
 	if t.usage != nil {
 		u := &jsonl.AgentUsage{}
 		for k, dst := range map[string]**int64{"input": &u.Input, "cacheRead": &u.CacheRead, "cacheCreation": &u.CacheCreation, "output": &u.Output} {
-			if n, ok := t.usage[k].(int64); ok {
+			if n, ok := t.usage.Get(k); ok {
 				*dst = &n
 			}
 		}

@@ -3,9 +3,12 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // execLine is one line of `codex exec --json`: the fields lcwrap reads;
@@ -76,12 +79,12 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 		// exec exits after its turn: no wait for the user follows.
 		obs.Kind, obs.Summary = agent.Note, "turn completed"
 		if u := usage(l.Usage); u != nil {
-			obs.Facts = report(map[string]any{"usage": u})
+			obs.Facts = report(jsonl.Facts{Usage: u})
 		}
 	case "turn.failed":
 		obs.Kind, obs.Reason = agent.ErrorReported, "turn.failed"
 		if l.Error != nil {
-			obs.Facts = report(map[string]any{"error": oneLine(l.Error.Message)})
+			obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(l.Error.Message))})
 		}
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil {
@@ -95,7 +98,7 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 		obs.Summary = fmt.Sprintf("%d question(s)", len(l.Questions))
 	case "error":
 		obs.Kind, obs.Reason = agent.ErrorReported, "error"
-		obs.Facts = report(map[string]any{"error": oneLine(l.Message)})
+		obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(l.Message))})
 	default:
 		return agent.Unrecognize(r.session, cutTag(l.Type))
 	}
@@ -118,17 +121,14 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 				obs.Kind = agent.ToolFailed
 			}
 		}
-		obs.Facts = map[string]any{}
-		if it.Status != "" {
-			obs.Facts["status"] = cutTag(it.Status)
-		}
+		obs.Facts = jsonl.Facts{Status: cutTag(it.Status)}
 		return agent.Observe(obs)
 	}
 	switch it.Type {
 	case "command_execution":
 		o := tool("command", oneLine(it.Command), it.ExitCode != nil && *it.ExitCode != 0)
 		if it.ExitCode != nil && len(o.Observations) == 1 {
-			o.Observations[0].Facts["exitCode"] = *it.ExitCode
+			o.Observations[0].Facts.ExitCode = ptr(int64(*it.ExitCode))
 		}
 		return o
 	case "file_change":
@@ -163,7 +163,7 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 		obs.Summary = fmt.Sprintf("todo list: %d of %d done", n, len(it.Items))
 	case "error":
 		obs.Kind, obs.Reason, obs.Native = agent.ErrorReported, "item.error", event+":"+it.Type
-		obs.Facts = report(map[string]any{"error": oneLine(it.Message)})
+		obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(it.Message))})
 	default:
 		return agent.Unrecognize(obs.Session, cutTag(event+":"+it.Type))
 	}
@@ -172,7 +172,9 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 
 // report is what codex said about itself: the Tracker records facts as
 // its report (details.reported), never as lcwrap's claim.
-func report(m map[string]any) map[string]any { return m }
+func report(f jsonl.Facts) jsonl.Facts { return f }
+
+func ptr[T any](v T) *T { return &v }
 
 // usageName is lcwrap's name for one of codex's token counts (those of
 // jsonl.AgentUsage where they mean the same); ok is false for a count it
@@ -195,26 +197,27 @@ func usageName(k string) (name string, ok bool) {
 
 // usage keeps the token counts codex reported (integers only), under
 // lcwrap's names; a count it does not know keeps its name without the
-// "_tokens" suffix.
-func usage(raw json.RawMessage) map[string]any {
+// "_tokens" suffix. At most 16 counts are kept (codex's names read in
+// sorted order); two names that become one keep the later's count.
+func usage(raw json.RawMessage) jsonl.Counts {
 	var m map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
-	out := map[string]any{}
-	for k, v := range m {
+	var out jsonl.Counts
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		var n int64
-		if json.Unmarshal(v, &n) != nil || len(out) >= 16 {
+		if json.Unmarshal(m[k], &n) != nil {
 			continue
 		}
 		name, ok := usageName(k)
 		if !ok {
 			name = cutTag(strings.TrimSuffix(strings.TrimSuffix(k, "_tokens"), "_token"))
 		}
-		out[name] = n
-	}
-	if len(out) == 0 {
-		return nil
+		if _, seen := out.Get(name); !seen && len(out) >= 16 {
+			continue
+		}
+		out.Set(name, n)
 	}
 	return out
 }

@@ -126,11 +126,7 @@ func (f *Follower) follow(ctx context.Context, p Proof) {
 	lines := NewLines(func(b []byte) {
 		out := r.Line(b)
 		if first && len(out.Observations) == 1 && out.Observations[0].Kind == agent.SessionStarted {
-			facts := map[string]any{"rolloutProof": p.Facts()}
-			for k, v := range out.Observations[0].Facts {
-				facts[k] = v
-			}
-			out.Observations[0].Facts = facts
+			out.Observations[0].Facts.RolloutProof = p.Facts()
 		}
 		first = false
 		f.tracker.Apply(out)

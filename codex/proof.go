@@ -40,15 +40,11 @@ func (p Proof) Typed() jsonl.RolloutProof {
 }
 
 // Facts is the proof as facts of the session's created event.
-func (p Proof) Facts() map[string]any {
-	chain := make([]any, len(p.Chain))
-	for i, pid := range p.Chain {
-		chain[i] = pid
-	}
-	return map[string]any{
-		"rollout": p.Path, "threadId": p.ThreadID, "chain": chain, "ownSession": p.OwnSession,
-		"holder":   map[string]any{"pid": p.Holder.PID, "startTime": int64(p.Holder.StartTime)},
-		"evidence": "open-file-descriptor",
+func (p Proof) Facts() *jsonl.RolloutFacts {
+	return &jsonl.RolloutFacts{
+		Chain: append([]int{}, p.Chain...), Evidence: "open-file-descriptor",
+		Holder:     jsonl.HolderFacts{PID: p.Holder.PID, StartTime: int64(p.Holder.StartTime)},
+		OwnSession: p.OwnSession, Rollout: p.Path, ThreadID: p.ThreadID,
 	}
 }
 

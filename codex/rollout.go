@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // rolloutLine is the envelope of every line of a rollout file
@@ -95,14 +96,7 @@ func (r *RolloutReader) Line(line []byte) agent.Outcome {
 		}
 		obs.Kind, obs.Source = agent.SessionStarted, str(p.Source)
 		r.exec = obs.Source == "exec"
-		facts := map[string]any{}
-		if v := str(p.Originator); v != "" {
-			facts["originator"] = cutTag(v)
-		}
-		if v := str(p.CLIVersion); v != "" {
-			facts["cliVersion"] = cutTag(v)
-		}
-		obs.Facts = report(facts)
+		obs.Facts = report(jsonl.Facts{Originator: cutTag(str(p.Originator)), CLIVersion: cutTag(str(p.CLIVersion))})
 	case "turn_context", "world_state", "token_usage_record":
 		return agent.Ignore(r.Thread, "session bookkeeping")
 	case "compacted":
@@ -154,17 +148,13 @@ func (r *RolloutReader) event(obs agent.Observation, p rolloutPayload) agent.Out
 		if r.exec {
 			obs.Kind, obs.Summary = agent.Note, "turn ended"
 		}
-		facts := map[string]any{}
+		var facts jsonl.Facts
 		var ms float64
 		if json.Unmarshal(p.DurationMs, &ms) == nil && ms >= 0 {
-			facts["durationMs"] = int64(ms)
+			facts.DurationMs = ptr(int64(ms))
 		}
-		if v := str(p.Reason); v != "" {
-			facts["reason"] = cutTag(v)
-		}
-		if len(facts) > 0 {
-			obs.Facts = report(facts)
-		}
+		facts.Reason = cutTag(str(p.Reason))
+		obs.Facts = report(facts)
 	case "exec_approval_request", "apply_patch_approval_request", "request_permissions", "elicitation_request":
 		obs.Kind, obs.WaitingFor = agent.Waiting, agent.WaitPermission
 	case "request_user_input":
@@ -179,7 +169,7 @@ func (r *RolloutReader) event(obs agent.Observation, p rolloutPayload) agent.Out
 		return r.item(obs, p.Type == "item_completed", p.Item)
 	case "error", "stream_error", "warning":
 		obs.Kind, obs.Reason = agent.ErrorReported, p.Type
-		obs.Facts = report(map[string]any{"error": oneLine(str(p.Message))})
+		obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(str(p.Message)))})
 	case "token_count", "thread_settings_applied", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
 		"user_message", "agent_message_delta", "agent_reasoning_delta", "context_compacted", "thread_name_updated":
 		return agent.Ignore(r.Thread, "conversation or settings (not recorded)")
@@ -231,11 +221,11 @@ func toolEnd(code *int, status string) agent.Kind {
 	return agent.ToolEnded
 }
 
-func exitFacts(code *int) map[string]any {
+func exitFacts(code *int) jsonl.Facts {
 	if code == nil {
-		return nil
+		return jsonl.Facts{}
 	}
-	return map[string]any{"exitCode": *code}
+	return jsonl.Facts{ExitCode: ptr(int64(*code))}
 }
 
 // commandText is a command given as a string or as an argv array; a

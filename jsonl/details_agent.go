@@ -43,13 +43,13 @@ type AgentEvent struct {
 	Process       *AgentProcess  `json:"process,omitempty"`
 	Reason        string         `json:"reason,omitempty"`
 	// Reported is what the agent said besides (cwd, model, transcript
-	// path, usage...), as it said it, redacted.
-	Reported      FreeDetails `json:"reported,omitempty"`
-	ReportedError string      `json:"reportedError,omitempty"`
-	SessionID     string      `json:"sessionId,omitempty"`
-	SessionSource string      `json:"sessionSource,omitempty"`
-	Tool          string      `json:"tool,omitempty"`
-	WaitingFor    string      `json:"waitingFor,omitempty"`
+	// path, usage...), as it said it, redacted (see details_facts.go).
+	Reported      *Facts `json:"reported,omitempty"`
+	ReportedError string `json:"reportedError,omitempty"`
+	SessionID     string `json:"sessionId,omitempty"`
+	SessionSource string `json:"sessionSource,omitempty"`
+	Tool          string `json:"tool,omitempty"`
+	WaitingFor    string `json:"waitingFor,omitempty"`
 	// Wrapper is, in a created event, the lcwrap process that owns the
 	// child's events (the wrapper of a run it launched): its lifecycle
 	// source, checked by reconciliation like a launched child's.
@@ -74,7 +74,7 @@ func (d AgentEvent) AppendDetails(o *Object) {
 		o.Object("process", d.Process)
 	}
 	o.OptString("reason", d.Reason)
-	if len(d.Reported) > 0 {
+	if d.Reported != nil {
 		o.Object("reported", d.Reported)
 	}
 	o.OptString("reportedError", d.ReportedError)

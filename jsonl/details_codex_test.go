@@ -16,6 +16,9 @@ func codexExamples(s1, s2 string, n int64, b bool) []Details {
 			Daemons: []CodexDaemon{{Command: s1, Note: s2, OwnSession: true, Process: id}, {Command: s2, Process: id}}},
 		RolloutProven{Agent: "codex", Message: s1, Proof: proof},
 		Terminal{Claim: ClaimExitStatusOnly, CodexRollout: &CodexRollout{Rollout: s1}},
+		AgentEvent{Evidence: "session_meta", Reported: &Facts{Originator: s1, CLIVersion: s2, Usage: Counts{{Name: s1, N: n}},
+			RolloutProof: &RolloutFacts{Chain: proof.Chain, Evidence: proof.Evidence, Holder: HolderFacts{PID: id.PID, StartTime: int64(id.StartTime)},
+				OwnSession: b, Rollout: s2, ThreadID: s1}}},
 	}
 }
 

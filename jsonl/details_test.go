@@ -203,9 +203,62 @@ func oldShape(t *testing.T, d Details) any {
 		return m
 	case FreeDetails:
 		return map[string]any(d)
+	case Facts:
+		return oldFacts(d)
 	}
 	t.Fatalf("no reference shape for %T: add one to oldShape", d)
 	return nil
+}
+
+// oldFacts is the map an agent source used to build as an observation's
+// facts (agent.Observation.Facts), from the claudecode and codex writers
+// as they were: strings only when not empty, codex's usage counts by
+// name, the rollout proof as codex.Proof.Facts built it.
+func oldFacts(f Facts) map[string]any {
+	m := map[string]any{}
+	for k, v := range map[string]string{
+		"cliVersion": f.CLIVersion, "cwd": f.Cwd, "kind": f.Kind, "model": f.Model, "notification": f.Notification,
+		"originator": f.Originator, "permissionMode": f.PermissionMode, "reason": f.Reason, "registry": f.Registry,
+		"status": f.Status, "toolUseId": f.ToolUseID, "transcript": f.Transcript, "version": f.Version,
+	} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if f.BackgroundTasksRunning != 0 {
+		m["backgroundTasksRunning"] = int(f.BackgroundTasksRunning)
+	}
+	if f.DurationMs != nil {
+		m["durationMs"] = *f.DurationMs
+	}
+	if f.Error != nil {
+		m["error"] = *f.Error
+	}
+	if f.ExitCode != nil {
+		m["exitCode"] = int(*f.ExitCode)
+	}
+	if f.Interrupted {
+		m["interrupted"] = true
+	}
+	if len(f.Usage) > 0 {
+		u := map[string]any{}
+		for _, c := range f.Usage {
+			u[c.Name] = c.N
+		}
+		m["usage"] = u
+	}
+	if p := f.RolloutProof; p != nil {
+		chain := make([]any, len(p.Chain))
+		for i, pid := range p.Chain {
+			chain[i] = pid
+		}
+		m["rolloutProof"] = map[string]any{
+			"rollout": p.Rollout, "threadId": p.ThreadID, "chain": chain, "ownSession": p.OwnSession,
+			"holder":   map[string]any{"pid": p.Holder.PID, "startTime": p.Holder.StartTime},
+			"evidence": p.Evidence,
+		}
+	}
+	return m
 }
 
 // detailsExamples builds one value of every shape (several for those with
@@ -216,6 +269,13 @@ func detailsExamples(s1, s2, s3 string, n1, n2 int64, b bool) []Details {
 	code := int(n1 & 0xff)
 	check := &ProcessCheck{Identity: id, Status: "gone", Reason: s1}
 	ready := b
+	var usage Counts // codex's usage: known names and ones it keeps as given
+	usage.Set("output", n2)
+	usage.Set(s1, n1)
+	usage.Set("input", n1)
+	usage.Set(s2, n2)
+	usage.Set("secret", 5)
+	usage.Set(s3, 7)
 	return []Details{
 		Created{Command: Command{s1, s2, "--token", redact.Marker}, HeartbeatIntervalMs: n2, Wrapper: &id, Profile: s3},
 		AdoptedCreated{PID: id.PID, StartTime: id.StartTime, BootID: s1, Host: s2, Executable: s3, Observation: "process-presence"},
@@ -249,6 +309,21 @@ func detailsExamples(s1, s2, s3 string, n1, n2 int64, b bool) []Details {
 		SnapshotDetails{Checked: "none", Result: "ended", Reason: s1, LifecycleSource: &LifecycleSource{Source: s2, SourceEpoch: s3}},
 		SnapshotDetails{Checked: "wrapper", Result: "gone", Reason: s1, Identity: &id, ChildProcess: check},
 		FreeDetails{"step": s1, "password": s2, "n": json.Number("12"), "list": []any{s3, true, nil}},
+		Facts{},
+		Facts{Cwd: s1, Model: s2, Transcript: s3, PermissionMode: s1},
+		Facts{ToolUseID: s1, Interrupted: b},
+		Facts{Notification: s2, BackgroundTasksRunning: n1},
+		Facts{Cwd: s1, Version: s2, Kind: s3, Registry: s1},
+		Facts{DurationMs: &n1, Reason: s1},
+		Facts{Error: &s2},
+		Facts{Status: s3, ExitCode: &n2},
+		Facts{Usage: usage},
+		Facts{Originator: s1, CLIVersion: s2, RolloutProof: &RolloutFacts{Chain: []int{id.PID, int(n1 & 0xff)}, Evidence: "open-file-descriptor",
+			Holder: HolderFacts{PID: id.PID, StartTime: int64(id.StartTime)}, OwnSession: b, Rollout: s3, ThreadID: s1}},
+		Facts{RolloutProof: &RolloutFacts{Chain: []int{}, Evidence: s2}},
+		Facts{BackgroundTasksRunning: n2, CLIVersion: s1, Cwd: s2, DurationMs: &n2, Error: &s3, ExitCode: &n1, Interrupted: true, // every member: their order
+			Kind: s1, Model: s2, Notification: s3, Originator: s1, PermissionMode: s2, Reason: s3, Registry: s1,
+			RolloutProof: &RolloutFacts{Chain: []int{1}, Evidence: s2, Rollout: s3}, Status: s1, ToolUseID: s2, Transcript: s3, Usage: usage, Version: s1},
 	}
 }
 

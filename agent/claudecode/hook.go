@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // Source is the source name of every event this package's evidence
@@ -80,16 +81,13 @@ func Normalize(raw []byte) agent.Outcome {
 	switch p.Event {
 	case "SessionStart":
 		o.Kind, o.Source = agent.SessionStarted, p.Source
-		o.Facts = facts("cwd", p.Cwd, "model", p.Model, "transcript", p.Transcript, "permissionMode", p.PermissionMode)
+		o.Facts = jsonl.Facts{Cwd: fact(p.Cwd), Model: fact(p.Model), Transcript: fact(p.Transcript), PermissionMode: fact(p.PermissionMode)}
 	case "UserPromptSubmit":
 		o.Kind = agent.PromptSubmitted
 	case "PreToolUse", "PostToolUse", "PostToolUseFailure":
 		o.Kind = map[string]agent.Kind{"PreToolUse": agent.ToolStarted, "PostToolUse": agent.ToolEnded, "PostToolUseFailure": agent.ToolFailed}[p.Event]
 		o.Tool, o.Summary = cut(p.Tool, 64), Summary(p.Tool, p.ToolInput)
-		o.Facts = facts("toolUseId", p.ToolUseID)
-		if p.IsInterrupt {
-			o.Facts["interrupted"] = true
-		}
+		o.Facts = jsonl.Facts{ToolUseID: fact(p.ToolUseID), Interrupted: p.IsInterrupt}
 	case "PermissionRequest":
 		o.Kind, o.WaitingFor = agent.Waiting, agent.WaitPermission
 		o.Tool, o.Summary = cut(p.Tool, 64), Summary(p.Tool, p.ToolInput)
@@ -106,7 +104,7 @@ func Normalize(raw []byte) agent.Outcome {
 		if o.Kind == agent.Waiting {
 			o.Summary = cut(p.Message, 120)
 		}
-		o.Facts = facts("notification", cut(p.Notification, 40))
+		o.Facts = jsonl.Facts{Notification: fact(cut(p.Notification, 40))}
 	case "Stop":
 		o.Kind = agent.TurnEnded
 		running := 0
@@ -116,7 +114,7 @@ func Normalize(raw []byte) agent.Outcome {
 			}
 		}
 		if running > 0 {
-			o.Facts = map[string]any{"backgroundTasksRunning": running}
+			o.Facts = jsonl.Facts{BackgroundTasksRunning: int64(running)}
 		}
 	case "StopFailure":
 		o.Kind, o.Reason = agent.ErrorReported, errorClass(p)
@@ -124,10 +122,10 @@ func Normalize(raw []byte) agent.Outcome {
 		o.Kind = agent.SubagentStarted
 	case "SubagentStop":
 		o.Kind = agent.SubagentStopped
-		o.Facts = facts("transcript", p.AgentTranscrip)
+		o.Facts = jsonl.Facts{Transcript: fact(p.AgentTranscrip)}
 	case "SessionEnd":
 		o.Kind, o.Reason = agent.SessionEnded, cut(p.Reason, 64)
-		o.Facts = facts("transcript", p.Transcript)
+		o.Facts = jsonl.Facts{Transcript: fact(p.Transcript)}
 	case "PreCompact":
 		o.Kind, o.Summary = agent.Note, "compacting the conversation"+paren(cut(p.Trigger, 20))
 	default:
@@ -163,15 +161,9 @@ func errorClass(p payload) string {
 
 // facts builds a details map from name, value pairs, leaving out empty
 // values.
-func facts(kv ...string) map[string]any {
-	m := map[string]any{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1] != "" {
-			m[kv[i]] = cut(kv[i+1], 500)
-		}
-	}
-	return m
-}
+// fact is one string the agent reported, cut short ("" stays "": an
+// empty fact is not written).
+func fact(s string) string { return cut(s, 500) }
 
 func paren(s string) string {
 	if s == "" {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/lcwrap/lcwrap/agent"
+	"github.com/lcwrap/lcwrap/jsonl"
 )
 
 // Registry is Claude Code's own record of one running process:
@@ -123,7 +124,7 @@ func RegistryObservations(r *Registry, first bool) []agent.Observation {
 	if first {
 		obs = append(obs, agent.Observation{Kind: agent.Note, Session: r.SessionID, Native: native,
 			Summary: "adopted: Claude Code's pid registry names this session",
-			Facts:   facts("cwd", r.Cwd, "version", r.Version, "kind", r.Kind, "registry", r.Path)})
+			Facts:   jsonl.Facts{Cwd: fact(r.Cwd), Version: fact(r.Version), Kind: fact(r.Kind), Registry: fact(r.Path)}})
 	}
 	o := agent.Observation{Session: r.SessionID, Native: native + " status " + cut(r.Status, 32)}
 	switch r.Status {

@@ -89,7 +89,7 @@ func ParseStreamLine(line []byte, activity bool) (agent.Outcome, *jsonl.AgentRep
 	switch {
 	case m.Type == "system" && m.Subtype == "init":
 		o.Kind = agent.SessionStarted
-		o.Facts = facts("cwd", m.Cwd, "model", m.Model, "permissionMode", m.PermissionMode)
+		o.Facts = jsonl.Facts{Cwd: fact(m.Cwd), Model: fact(m.Model), PermissionMode: fact(m.PermissionMode)}
 	case m.Type == "system" && m.Subtype == "task_started" && m.TaskID != "":
 		o.Kind, o.Agent, o.AgentType = agent.SubagentStarted, m.TaskID, cut(m.SubagentType, 64)
 	case m.Type == "system" && m.Subtype == "task_notification" && m.TaskID != "":
