@@ -3,61 +3,16 @@ package agent
 import (
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/eventcap"
 	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/projection"
 )
 
-// captured keeps every event written, in order.
-type captured struct {
-	mu    sync.Mutex
-	evs   []jsonl.Event
-	lines [][]byte
-}
-
-func (c *captured) Name() string { return "capture" }
-func (c *captured) WriteEvent(ev *jsonl.Event, line []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.evs = append(c.evs, *ev)
-	c.lines = append(c.lines, append([]byte(nil), line...))
-	return nil
-}
-func (c *captured) Close() error { return nil }
-
-// check projects every captured event and fails on any refusal.
-func (c *captured) check(t *testing.T) *projection.Projection {
+func newTracker(t *testing.T, cfg Config) (*Tracker, *eventcap.Sink) {
 	t.Helper()
-	p := projection.New()
-	for i := range c.evs {
-		if err := c.evs[i].Validate(); err != nil {
-			t.Fatalf("event %d invalid: %v\n%s", i, err, c.lines[i])
-		}
-		out := p.Apply(&c.evs[i], c.lines[i])
-		if out.Result != projection.Applied {
-			t.Fatalf("event %d: %v %v\n%s", i, out.Result, out.Err, c.lines[i])
-		}
-	}
-	return p
-}
-
-// states lists "childId kind state activity" for the events of one child.
-func (c *captured) of(id string) []string {
-	var out []string
-	for _, ev := range c.evs {
-		if ev.ChildID == id {
-			out = append(out, strings.Join(strings.Fields(string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity), " "))
-		}
-	}
-	return out
-}
-
-func newTracker(t *testing.T, cfg Config) (*Tracker, *captured) {
-	t.Helper()
-	sink := &captured{}
+	sink := &eventcap.Sink{}
 	cfg.Emitter = emit.New(emit.Options{Source: "claude-code"}, sink)
 	if cfg.Source == "" {
 		cfg.Source = "claude-code"
@@ -101,7 +56,7 @@ func TestTrackerSessionLifecycle(t *testing.T) {
 	if errs := tr.Errors(); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	sink.check(t)
+	sink.Check(t)
 	want := []string{
 		"created created", "state_changed starting", "state_changed running", "activity prompt submitted",
 		"activity Bash: echo hi", "state_changed waiting", "activity waiting for permission (Bash)", "activity waiting for permission (Bash)",
@@ -109,15 +64,15 @@ func TestTrackerSessionLifecycle(t *testing.T) {
 		"state_changed waiting", "activity turn ended; waiting for the user", "activity turn ended; waiting for the user",
 		"state_changed running", "activity prompt submitted", "terminal completed", "diagnostic",
 	}
-	got := sink.of("cc-s1")
+	got := sink.Of("cc-s1")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("session events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	wantSub := []string{"created created", "state_changed starting", "state_changed running", "activity Explore sub-agent started", "activity Glob: *.go", "terminal completed", "diagnostic"}
-	if got := sink.of("cc-s1.a1"); strings.Join(got, "\n") != strings.Join(wantSub, "\n") {
+	if got := sink.Of("cc-s1.a1"); strings.Join(got, "\n") != strings.Join(wantSub, "\n") {
 		t.Fatalf("sub-agent events:\n%s", strings.Join(got, "\n"))
 	}
-	for _, ev := range sink.evs {
+	for _, ev := range sink.Events() {
 		switch ev.ChildID {
 		case "cc-s1":
 			if ev.Lineage.ParentChildID != "claude-abc" || ev.Lineage.RootChildID != "claude-abc" {
@@ -158,16 +113,16 @@ func TestTrackerProcessEndLosesOpenChildrenOnce(t *testing.T) {
 	if err := tr.Apply(Observe(obs(PromptSubmitted, "x"))); err != ErrEnded {
 		t.Fatalf("after End: %v", err)
 	}
-	sink.check(t)
+	sink.Check(t)
 	id := "cc-01234567-r1"
-	got := sink.of(id)
+	got := sink.Of(id)
 	if got[len(got)-1] != "terminal lost" || got[0] != "created created" {
 		t.Fatalf("session: %v", got)
 	}
-	if got := sink.of(id + ".ag"); got[len(got)-1] != "terminal lost" {
+	if got := sink.Of(id + ".ag"); got[len(got)-1] != "terminal lost" {
 		t.Fatalf("sub-agent: %v", got)
 	}
-	for _, ev := range sink.evs {
+	for _, ev := range sink.Events() {
 		if ev.ChildID == id && ev.Capabilities.History != "unknown" {
 			t.Fatal("a session first seen at a prompt has unknown history")
 		}
@@ -187,10 +142,10 @@ func TestTrackerNormalizationCounts(t *testing.T) {
 	}
 	end := obs(SessionEnded, "SessionEnd")
 	tr.Apply(Observe(end))
-	sink.check(t)
+	sink.Check(t)
 	diags := 0
 	var summary map[string]any
-	for _, ev := range sink.evs {
+	for _, ev := range sink.Events() {
 		if ev.Kind == jsonl.KindDiagnostic {
 			diags++
 			var d map[string]any
@@ -214,8 +169,8 @@ func TestTrackerNormalizationCounts(t *testing.T) {
 func TestTrackerEndWithoutWorkIsLost(t *testing.T) {
 	tr, sink := newTracker(t, Config{})
 	tr.Apply(Observe(obs(SessionStarted, "SessionStart"), obs(SessionEnded, "SessionEnd")))
-	sink.check(t)
-	got := sink.of("cc-s1")
+	sink.Check(t)
+	got := sink.Of("cc-s1")
 	if got[len(got)-1] != "terminal lost" {
 		t.Fatalf("%v", got)
 	}
@@ -231,17 +186,17 @@ func TestTrackerLatePayloads(t *testing.T) {
 	late.Tool = "Bash"
 	stop := Observation{Kind: SubagentStopped, Session: "s1", Agent: "a1", Native: "SubagentStop"}
 	tr.Apply(Observe(late, stop, obs(TurnEnded, "Stop")))
-	sink.check(t)
-	for _, ev := range sink.evs {
+	sink.Check(t)
+	for _, ev := range sink.Events() {
 		if ev.ChildID == "cc-s1+2" {
 			t.Fatalf("a late payload opened a new lifecycle: %+v", ev)
 		}
 	}
-	if got := sink.of("cc-s1.a1"); got[len(got)-1] != "diagnostic" {
+	if got := sink.Of("cc-s1.a1"); got[len(got)-1] != "diagnostic" {
 		t.Fatalf("a late SubagentStop: %v", got)
 	}
 	tr.Apply(Observe(Observation{Kind: SessionStarted, Session: "s1", Source: "resume", Native: "SessionStart"}))
-	if got := sink.of("cc-s1+2"); len(got) == 0 || got[0] != "created created" {
+	if got := sink.Of("cc-s1+2"); len(got) == 0 || got[0] != "created created" {
 		t.Fatalf("a resumed session: %v", got)
 	}
 }

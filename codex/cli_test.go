@@ -24,8 +24,8 @@ func TestRealExecJSON(t *testing.T) {
 	var r ExecReader
 	feed(tr, out, r.Line)
 	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
-	sink.check(t)
-	got := sink.summary()
+	sink.Check(t)
+	got := sink.Summaries()
 	for _, want := range []string{
 		"created created",
 		"state_changed starting",
@@ -44,7 +44,7 @@ func TestRealExecJSON(t *testing.T) {
 	if strings.Contains(got, "waiting") {
 		t.Errorf("exec never says it waits, yet:\n%s", got)
 	}
-	all := sink.all()
+	all := sink.All()
 	if !strings.Contains(all, `"reported":{"usage":{`) {
 		t.Errorf("the turn's usage is not recorded as codex's report:\n%s", all)
 	}
@@ -71,8 +71,8 @@ func TestRealExecFailed(t *testing.T) {
 	var r ExecReader
 	feed(tr, out, r.Line)
 	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
-	sink.check(t)
-	all := sink.all()
+	sink.Check(t)
+	all := sink.All()
 	for _, want := range []string{`"reportedError":"error"`, `"reportedError":"turn.failed"`, `mock refuses this request`, `"state":"lost"`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %s in:\n%s", want, all)

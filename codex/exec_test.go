@@ -28,8 +28,8 @@ func TestExecRecording(t *testing.T) {
 		var r ExecReader
 		feed(tr, data, r.Line)
 		tr.End(agent.ProcessEnd{ChildID: "p"})
-		sink.check(t)
-		if got := sink.summary(); got != c.want {
+		sink.Check(t)
+		if got := sink.Summaries(); got != c.want {
 			t.Errorf("%s: events:\n%s\nwant:\n%s", c.file, got, c.want)
 		}
 		if r.Session() != c.session {
@@ -105,8 +105,8 @@ func TestExecNoText(t *testing.T) {
 {"type":"item.completed","item":{"id":"2","type":"agent_message","text":"private-message"}}
 `), r.Line)
 	tr.End(agent.ProcessEnd{ChildID: "p"})
-	sink.check(t)
-	all := sink.all()
+	sink.Check(t)
+	all := sink.All()
 	for _, s := range []string{"private-", "abcdefghijklmnopqrstuvwxyz012345"} {
 		if strings.Contains(all, s) {
 			t.Errorf("%q reached an event:\n%s", s, all)
@@ -126,7 +126,7 @@ func FuzzExecLine(f *testing.F) {
 		tr.Apply(r.Line([]byte(`{"type":"thread.started","thread_id":"t"}`)))
 		tr.Apply(r.Line(line))
 		tr.End(agent.ProcessEnd{ChildID: "p"})
-		sink.check(t)
+		sink.Check(t)
 		if errs := tr.Errors(); len(errs) > 0 {
 			t.Fatalf("tracker errors: %v", errs)
 		}

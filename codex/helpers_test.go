@@ -6,75 +6,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lcwrap/lcwrap/agent"
 	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/eventcap"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
 	"github.com/lcwrap/lcwrap/internal/testtool"
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/projection"
 )
 
-// captured keeps every event written, in order.
-type captured struct {
-	mu    sync.Mutex
-	evs   []jsonl.Event
-	lines [][]byte
-}
-
-func (c *captured) Name() string { return "capture" }
-func (c *captured) WriteEvent(ev *jsonl.Event, line []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.evs = append(c.evs, *ev)
-	c.lines = append(c.lines, append([]byte(nil), line...))
-	return nil
-}
-func (c *captured) Close() error { return nil }
-
-// check validates and projects every captured event, failing on any
-// refusal.
-func (c *captured) check(t *testing.T) *projection.Projection {
+func newTracker(t *testing.T, cfg agent.Config) (*agent.Tracker, *eventcap.Sink) {
 	t.Helper()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := projection.New()
-	for i := range c.evs {
-		if err := c.evs[i].Validate(); err != nil {
-			t.Fatalf("event %d invalid: %v\n%s", i, err, c.lines[i])
-		}
-		if out := p.Apply(&c.evs[i], c.lines[i]); out.Result != projection.Applied {
-			t.Fatalf("event %d: %v %v\n%s", i, out.Result, out.Err, c.lines[i])
-		}
-	}
-	return p
-}
-
-// summary lists "kind state activity" of every event, one per line.
-func (c *captured) summary() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var b strings.Builder
-	for _, ev := range c.evs {
-		b.WriteString(strings.Join(strings.Fields(string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity), " ") + "\n")
-	}
-	return b.String()
-}
-
-// all returns every captured line, joined.
-func (c *captured) all() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return string(bytes.Join(c.lines, nil))
-}
-
-func newTracker(t *testing.T, cfg agent.Config) (*agent.Tracker, *captured) {
-	t.Helper()
-	sink := &captured{}
+	sink := &eventcap.Sink{}
 	cfg.Source = "codex"
 	cfg.Emitter = emit.New(emit.Options{Source: "codex"}, sink)
 	if cfg.Prefix == "" {

@@ -143,8 +143,8 @@ func TestRealInteractiveRollout(t *testing.T) {
 	}
 	u.submit("run the marker")
 	waitFor(t, "the turn's end in the rollout", 30*time.Second, func() bool {
-		return strings.Contains(sink.summary(), "state_changed waiting\nactivity turn ended")
-	}, func() string { return sink.summary() + "\nscreen:\n" + u.scr.text() })
+		return strings.Contains(sink.Summaries(), "state_changed waiting\nactivity turn ended")
+	}, func() string { return sink.Summaries() + "\nscreen:\n" + u.scr.text() })
 
 	p, _ := f.Proven()
 	if p.Path == decoy || p.ThreadID == threadB {
@@ -153,14 +153,14 @@ func TestRealInteractiveRollout(t *testing.T) {
 	u.quit()
 	f.Stop()
 	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
-	sink.check(t)
-	got := sink.summary()
+	sink.Check(t)
+	got := sink.Summaries()
 	for _, want := range []string{"created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n", "activity exec_command: echo interactive-marker\n", "terminal lost\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}
 	}
-	if strings.Contains(sink.all(), threadB) {
+	if strings.Contains(sink.All(), threadB) {
 		t.Errorf("an event names the decoy's thread")
 	}
 	rep := f.Report()

@@ -35,8 +35,8 @@ func testRolloutRecording(t *testing.T, file, marker, end string) {
 	r := RolloutReader{Thread: meta.ID}
 	feed(tr, data, r.Line)
 	tr.End(agent.ProcessEnd{ChildID: "p"})
-	sink.check(t)
-	got := sink.summary()
+	sink.Check(t)
+	got := sink.Summaries()
 	for _, want := range []string{
 		"created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n",
 		"activity exec_command: echo " + marker + "\n",
@@ -51,8 +51,8 @@ func testRolloutRecording(t *testing.T, file, marker, end string) {
 	if end == "activity turn ended\n" && strings.Contains(got, "waiting") {
 		t.Errorf("exec's rollout says no wait, yet:\n%s", got)
 	}
-	if strings.Contains(sink.all(), "unrecognized") {
-		t.Errorf("a line of the real CLI's rollout was not recognised:\n%s", sink.all())
+	if strings.Contains(sink.All(), "unrecognized") {
+		t.Errorf("a line of the real CLI's rollout was not recognised:\n%s", sink.All())
 	}
 }
 
@@ -100,7 +100,7 @@ func FuzzRolloutLine(f *testing.F) {
 		tr.Apply(r.Line(line))
 		ParseSessionMeta(line)
 		tr.End(agent.ProcessEnd{ChildID: "p"})
-		sink.check(t)
+		sink.Check(t)
 		if errs := tr.Errors(); len(errs) > 0 {
 			t.Fatalf("tracker errors: %v", errs)
 		}
