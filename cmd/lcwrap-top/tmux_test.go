@@ -163,6 +163,23 @@ func TestTopInTmux(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
 	}
+	// Nothing is appended yet: the clock alone moves agent-1's duration.
+	row := func(scr string) string {
+		for _, l := range strings.Split(scr, "\n") {
+			if strings.Contains(l, "agent-1") {
+				return l
+			}
+		}
+		return ""
+	}
+	first := row(scr)
+	deadline := time.Now().Add(20 * time.Second)
+	for row(p.capture()) == first {
+		if time.Now().After(deadline) {
+			t.Fatalf("agent-1's row never changed from %q", first)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	// A test that keeps appending: heartbeats of agent-1 and new children.
 	stop := make(chan struct{})
 	appended := make(chan error, 1)
