@@ -59,23 +59,30 @@ func Cells(r Row, now time.Time) [NumCols]Cell {
 	if r.Node.Retry {
 		id += fmt.Sprintf(" #%d", v.Lineage.Attempt)
 	}
-	fresh, stale := Fresh(v, now)
 	c := [NumCols]Cell{
 		ColChild:    {Prefix: r.Prefix, Text: id},
 		ColState:    {Text: Symbol(v.Display) + " " + StateText(v), Color: Color(v.Display)},
 		ColUnknown:  {Text: UnknownMark(v), Color: sgrYellow},
 		ColActivity: {Text: Activity(v)},
-		ColFresh:    {Text: fresh},
-		ColStarted:  {Text: Started(v, now)},
-		ColDuration: {Text: Duration(v, now)},
 		ColExit:     {Text: Exit(v)},
 		ColSource:   {Text: Source(v)},
 		ColCommand:  {Text: Command(v)},
 	}
+	ClockCells(&c, v, now)
+	return c
+}
+
+// ClockCells sets the cells of a row that the clock changes (freshness,
+// start, duration) for v at now; the others depend on v alone, so a view
+// redrawn for the clock may keep them.
+func ClockCells(c *[NumCols]Cell, v *projection.ChildView, now time.Time) {
+	fresh, stale := Fresh(v, now)
+	c[ColFresh] = Cell{Text: fresh}
 	if stale {
 		c[ColFresh].Color = sgrYellow
 	}
-	return c
+	c[ColStarted] = Cell{Text: Started(v, now)}
+	c[ColDuration] = Cell{Text: Duration(v, now)}
 }
 
 // Layout is the widths of the columns shown for a table of rows; a

@@ -124,6 +124,7 @@ func show(inner tea.Model, m *tui.Model, live *view.Live, path string) (code int
 			// From here on one processor is plenty, and fewer of them
 			// wake up for each timer.
 			runtime.GOMAXPROCS(1)
+			quietGC()
 		case <-ctx.Done():
 		}
 	}()

@@ -5,6 +5,13 @@
 // terminal. It lives in its own program (cmd/lcwrap-top) so that linking
 // the TUI library costs nothing to `lcwrap -- CMD` (docs/view.md).
 //
+// Idle, it costs no wake-up it can avoid: the model sets one clock timer
+// for the next instant at which a duration or a freshness on the screen
+// would read differently (view.NextChange; at most once a second, none
+// when nothing shown depends on time), the journal wakes it through a
+// watch of its directory (journal.ReadOptions.Watch), and Screen writes
+// only the lines of a frame that changed, nothing for an unchanged one.
+//
 // It refuses to claim what view refuses: a symbol is a state, not a
 // verdict; stale is stale, never lost; an unknown capability is marked on
 // its row and explained in the detail pane.

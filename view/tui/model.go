@@ -37,6 +37,7 @@ type Model struct {
 	state         view.State
 
 	rows      []view.Row
+	cached    map[int]*[view.NumCols]view.Cell // cells of rows drawn, by index, until the next rebuild
 	sel       int
 	selID     string
 	top       int
@@ -229,7 +230,7 @@ func (m *Model) rebuild(vm *view.Model) {
 		return needle == "" || matches(n, needle)
 	}
 	atTop := m.sel == 0 && !m.detail
-	m.rows = view.Flatten(vm.Roots(), keep)
+	m.rows, m.cached = view.Flatten(vm.Roots(), keep), nil
 	// Ended ancestors shown for their lineage are not hidden.
 	for _, r := range m.rows {
 		if !m.showEnded && r.Node.View.Ended() {
@@ -462,7 +463,7 @@ func (m *Model) View() string {
 	shown := m.rows[m.top:min(len(m.rows), m.top+h)]
 	cells := make([][view.NumCols]view.Cell, len(shown))
 	for i, r := range shown {
-		cells[i] = view.Cells(r, m.now)
+		cells[i] = m.cells(m.top+i, r)
 	}
 	l := view.Fit(cells, w-2)
 	var row strings.Builder
@@ -498,6 +499,22 @@ func (m *Model) View() string {
 	line(m.statusLine())
 	b.WriteString(view.Cut(helpLine, w))
 	return b.String()
+}
+
+// cells returns the cells of row i at m.now. Those the clock does not
+// change are kept from the row's last drawing until the rows are built
+// again (rebuild): a redraw for the clock formats only the durations.
+func (m *Model) cells(i int, r view.Row) [view.NumCols]view.Cell {
+	if c, ok := m.cached[i]; ok {
+		view.ClockCells(c, &r.Node.View, m.now)
+		return *c
+	}
+	if m.cached == nil || len(m.cached) > 4*m.listHeight() {
+		m.cached = map[int]*[view.NumCols]view.Cell{}
+	}
+	c := view.Cells(r, m.now)
+	m.cached[i] = &c
+	return c
 }
 
 func pad(b *strings.Builder, n int) {
