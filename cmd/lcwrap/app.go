@@ -98,10 +98,27 @@ func quickRunLine(args []string) (*quickFlags, bool) {
 		name, rest = "lcwrap run", rest[1:]
 	}
 	q, ok := readQuick(name, runFlags(), rest, true)
-	if !ok || name == "lcwrap" && !q.dashed && q.args[0] == "run" {
-		return nil, false // "lcwrap --flag run ...": the parser places the flags
+	if !ok || name != "lcwrap" || q.dashed || q.args[0] != "run" {
+		return q, ok
 	}
-	return q, true
+	// "lcwrap --flag run ...": the flags apply as if written after run
+	// (placeRootFlags), before run's own.
+	r, ok := readQuick("lcwrap run", runFlags(), q.args[1:], true)
+	if !ok {
+		return nil, false
+	}
+	for k, v := range q.values {
+		switch v := v.(type) {
+		case []string:
+			after, _ := r.values[k].([]string)
+			r.values[k] = append(v, after...)
+		default:
+			if _, set := r.values[k]; !set {
+				r.values[k] = v
+			}
+		}
+	}
+	return r, true
 }
 
 // quickEmit is quickRun for "lcwrap emit [flags]".

@@ -48,6 +48,8 @@ var quickLines = [][]string{
 	{"lcwrap", "--=x", "true"},
 	{"lcwrap", "run", "--heartbeat", "2s", "--", "true"},
 	{"lcwrap", "--no-journal", "--emit", "stdout", "run", "--", "true"},
+	{"lcwrap", "--emit", "stdout", "--child-id", "a", "run", "--emit", "file:x", "--child-id", "b", "true"},
+	{"lcwrap", "--timeout", "1s", "run", "--bogus", "true"},
 	{"lcwrap", "--no-journal", "--", "run", "x"},
 	{"lcwrap", "run", "--no-journal", "sh", "-c", "exit 3"},
 	{"lcwrap", "run", "--notify", "--ready", "notify", "--ready-timeout", "1m", "true"},
