@@ -32,8 +32,8 @@ type flagReader interface {
 // checks that both read every accepted line alike.
 type quickFlags struct {
 	name   string
-	flags  []cli.Flag
-	values map[string]any // canonical flag name → value given
+	flags  map[string]cli.Flag // by every name and alias
+	values map[string]any      // canonical flag name → value given
 	args   []string
 	dashed bool // the positional arguments came after "--"
 }
@@ -43,7 +43,12 @@ type quickFlags struct {
 // one after "--") starts the positional ones; without, any such argument
 // makes it decline.
 func readQuick(name string, flags []cli.Flag, args []string, positional bool) (*quickFlags, bool) {
-	q := &quickFlags{name: name, flags: flags, values: map[string]any{}}
+	q := &quickFlags{name: name, flags: make(map[string]cli.Flag, len(flags)), values: map[string]any{}}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			q.flags[n] = f
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -65,7 +70,7 @@ func readQuick(name string, flags []cli.Flag, args []string, positional bool) (*
 			return nil, false
 		}
 		n, val, hasVal := strings.Cut(body, "=")
-		f := flagNamed(flags, n)
+		f := q.flags[n]
 		if f == nil {
 			return nil, false
 		}
@@ -124,7 +129,7 @@ func readQuick(name string, flags []cli.Flag, args []string, positional bool) (*
 
 // value returns the flag's value as given, else its default.
 func (q *quickFlags) value(name string) any {
-	f := flagNamed(q.flags, name)
+	f := q.flags[name]
 	if f == nil {
 		return nil
 	}
@@ -169,7 +174,7 @@ func (q *quickFlags) StringSlice(name string) []string { s, _ := q.value(name).(
 // IsSet reports whether the flag was given (no run or emit flag reads
 // the environment).
 func (q *quickFlags) IsSet(name string) bool {
-	f := flagNamed(q.flags, name)
+	f := q.flags[name]
 	if f == nil {
 		return false
 	}
