@@ -61,6 +61,9 @@ type stdio struct {
 func run(args []string) int {
 	std := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}
 	ctx := context.Background()
+	if code, ok := quickEmit(args, std); ok {
+		return code
+	}
 	if plainRun(args) {
 		// Installing signal handlers takes a round trip with the runtime
 		// per signal: let it overlap the parsing of the command line.
@@ -68,8 +71,6 @@ func run(args []string) int {
 		if code, ok := quickRun(ctx, args, std); ok {
 			return code
 		}
-	} else if code, ok := quickEmit(args, std); ok {
-		return code
 	}
 	return runWith(ctx, args, std)
 }
