@@ -620,8 +620,16 @@ func TestScanWaitsForAWriteInProgress(t *testing.T) {
 }
 
 // Follow keeps printing appended lines, reports a torn tail once, and goes
-// on from the repaired end after a concurrent repair.
+// on from the repaired end after a concurrent repair; polling, and woken
+// by a watch of the directory (on Linux).
 func TestFollowSurvivesRepair(t *testing.T) {
+	t.Run("poll", func(t *testing.T) { testFollowSurvivesRepair(t, ReadOptions{}) })
+	t.Run("watch", func(t *testing.T) {
+		testFollowSurvivesRepair(t, ReadOptions{Watch: true, WatchPoll: time.Hour, MaxPoll: time.Hour})
+	})
+}
+
+func testFollowSurvivesRepair(t *testing.T, o ReadOptions) {
 	path := tempJournal(t)
 	j := openT(t, path, Options{LockTimeout: 5 * time.Second})
 	j.Append([][]byte{testEvent("f", 1), testEvent("f", 2)}, false)
@@ -631,10 +639,11 @@ func TestFollowSurvivesRepair(t *testing.T) {
 	blocked := make(chan *BlockedError, 10)
 	done := make(chan error, 1)
 	go func() {
-		done <- Follow(ctx, path, 1, func(rec jsonl.Record, raw []byte) error {
+		o.After, o.OnBlocked = 1, func(be *BlockedError) { blocked <- be }
+		done <- FollowWith(ctx, path, o, func(rec jsonl.Record, raw []byte) error {
 			recs <- rec.JournalSequence
 			return nil
-		}, func(be *BlockedError) { blocked <- be })
+		})
 	}()
 	expect := func(want int64) {
 		t.Helper()
@@ -684,13 +693,19 @@ func TestFollowSurvivesRepair(t *testing.T) {
 	}
 }
 
-// Follow waits for a journal that does not exist yet.
+// Follow waits for a journal that does not exist yet (nor its directory:
+// a watch is set up once there is one).
 func TestFollowWaitsForJournal(t *testing.T) {
+	t.Run("poll", func(t *testing.T) { testFollowWaitsForJournal(t, ReadOptions{}) })
+	t.Run("watch", func(t *testing.T) { testFollowWaitsForJournal(t, ReadOptions{Watch: true, WatchPoll: time.Hour}) })
+}
+
+func testFollowWaitsForJournal(t *testing.T, o ReadOptions) {
 	path := tempJournal(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	recs := make(chan int64, 10)
-	go Follow(ctx, path, 0, func(rec jsonl.Record, raw []byte) error { recs <- rec.JournalSequence; return nil }, nil)
+	go FollowWith(ctx, path, o, func(rec jsonl.Record, raw []byte) error { recs <- rec.JournalSequence; return nil })
 	j := openT(t, path, Options{})
 	j.Append([][]byte{testEvent("w", 1)}, false)
 	select {

@@ -185,7 +185,26 @@ type ReadOptions struct {
 	// up to MaxPoll (a live view that should cost nothing when idle).
 	// 0 keeps 50 ms.
 	MaxPoll time.Duration
+	// Watch lets FollowWith sleep while the journal is quiet: instead of
+	// looking every MaxPoll it waits for the journal's directory to say
+	// that one of its files changed (inotify, on Linux), and looks anyway
+	// every WatchPoll in case a change went unsaid (a file system that
+	// sends no events, such as a network one). While lines come it still
+	// looks every 50 ms, each look taking all that came. Where no watch
+	// can be set up it polls as without Watch (and tries again at each
+	// look).
+	Watch bool
+	// WatchPoll is how often FollowWith looks under Watch although
+	// nothing said the journal changed; 0 means 30 s.
+	WatchPoll time.Duration
+
+	// watching, when set, is called each time FollowWith starts waiting
+	// on its watch, with the journalSequence it has reached (tests).
+	watching func(seen int64)
 }
+
+// defaultWatchPoll is ReadOptions.WatchPoll's default.
+const defaultWatchPoll = 30 * time.Second
 
 // reader reads a journal's sealed files and then its live file as one.
 type reader struct {
@@ -478,8 +497,9 @@ func Follow(ctx context.Context, path string, after int64, fn func(rec jsonl.Rec
 }
 
 // FollowWith is Read that keeps going: after the last line it looks for
-// new ones every 50 ms (or less often while quiet, see o.MaxPoll; polling: it works on every file system and costs
-// one fstat per look) until ctx is done. It reads only whole lines. A
+// new ones every 50 ms (or less often while quiet, see o.MaxPoll; polling
+// works on every file system and costs one fstat per look), or, with
+// o.Watch, when the journal's directory says they came, until ctx is done. It reads only whole lines. A
 // rotation is followed (the sealed file is read to its end, then the new
 // one); a repair or a heal appends a quarantine record after the bad
 // range, which lets it read on; a bad line no record covers is reported
@@ -492,19 +512,54 @@ func Follow(ctx context.Context, path string, after int64, fn func(rec jsonl.Rec
 func FollowWith(ctx context.Context, path string, o ReadOptions, fn func(rec jsonl.Record, raw []byte) error) error {
 	r := newReader(path, o, fn)
 	defer r.close()
+	var w *dirWatch
+	defer func() {
+		if w != nil {
+			w.close()
+		}
+	}()
+	watchPoll := o.WatchPoll
+	if watchPoll <= 0 {
+		watchPoll = defaultWatchPoll
+	}
 	wait := pollInterval
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
+		if o.Watch && w == nil {
+			w = watchDir(ctx, path) // before the look: no change is missed
+		}
+		if w != nil {
+			w.drain()
+		}
 		before := r.seen
 		err := r.look(true)
 		var be *BlockedError
 		if err != nil && !errors.As(err, &be) {
 			return err
 		}
-		if r.seen != before || o.MaxPoll <= pollInterval {
+		switch {
+		case r.seen != before || o.MaxPoll <= pollInterval && w == nil:
 			wait = pollInterval
-		} else {
+		case w != nil && r.unfinished():
+			// An unfinished last line is judged by time and by the
+			// lock, which the watch does not see.
+			wait = pollInterval
+		case w != nil:
+			if o.watching != nil {
+				o.watching(r.seen)
+			}
+			w.wait(ctx, watchPoll)
+			if w.broken {
+				w.close()
+				w = nil
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			wait = pollInterval
+			continue
+		default:
 			wait = min(2*wait, o.MaxPoll)
 		}
 		t.Reset(wait)
@@ -515,6 +570,10 @@ func FollowWith(ctx context.Context, path string, o ReadOptions, fn func(rec jso
 		}
 	}
 }
+
+// unfinished reports whether the live file ends in a line not finished
+// yet (its writer may still be writing it).
+func (r *reader) unfinished() bool { return r.f != nil && r.live && r.cur.partial > 0 }
 
 // Report is what Verify found.
 type Report struct {

@@ -178,6 +178,72 @@ func Duration(v *projection.ChildView, now time.Time) string {
 	return Elapsed(now.UnixMilli() - from)
 }
 
+// NextChange is the instant from which what Fresh, Started and Duration
+// say of v at now may read differently: never later than their first
+// change, perhaps earlier (Started is assumed to change at every
+// midnight); the zero time when they never change. A running duration
+// under a second is taken to change only at its first second (its
+// milliseconds are not redrawn one by one). A live view schedules its one
+// clock redraw with it instead of redrawing on a fixed tick.
+func NextChange(v *projection.ChildView, now time.Time) time.Time {
+	nowMs := now.UnixMilli()
+	next := int64(0)
+	soonest := func(ms int64) {
+		if ms > nowMs && (next == 0 || ms < next) {
+			next = ms
+		}
+	}
+	from := at(v.FirstSeenAt)
+	if from != 0 {
+		y, m, d := now.Date()
+		soonest(time.Date(y, m, d+1, 0, 0, 0, 0, now.Location()).UnixMilli())
+	}
+	if !v.Ended() {
+		if from != 0 {
+			soonest(from + nextStep(nowMs-from, elapsedSteps))
+		}
+		if hb := v.Heartbeat; hb != nil {
+			last := at(hb.LastEvidenceAt)
+			soonest(last + nextStep(nowMs-last, agoSteps))
+			soonest(last + hb.DeadlineMs + 1) // stale from then on
+		}
+	}
+	if next == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(next)
+}
+
+// A step is the unit a formatted duration shows while it is under a
+// limit: the duration's text changes at each multiple of the unit.
+type step struct{ under, unit int64 }
+
+const (
+	second = int64(time.Second / time.Millisecond)
+	minute = 60 * second
+	hour   = 60 * minute
+	day    = 24 * hour
+)
+
+// elapsedSteps are Elapsed's (its milliseconds taken as one step), agoSteps
+// Ago's.
+var (
+	elapsedSteps = []step{{second, second}, {hour, second}, {day, minute}, {1 << 62, hour}}
+	agoSteps     = []step{{second, second}, {minute, second}, {hour, minute}, {48 * hour, hour}, {1 << 62, day}}
+)
+
+// nextStep is the first duration after ms (clamped at 0 as the formats
+// clamp it) at which a duration shown in steps reads differently.
+func nextStep(ms int64, steps []step) int64 {
+	ms = max(ms, 0)
+	for _, s := range steps {
+		if ms < s.under {
+			return (ms/s.unit + 1) * s.unit
+		}
+	}
+	return ms + 1
+}
+
 // StateText is the displayed state, marked * when provisional.
 func StateText(v *projection.ChildView) string {
 	if v.Provisional {

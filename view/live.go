@@ -34,9 +34,12 @@ func (j JournalLines) Follow(ctx context.Context, o journal.ReadOptions, fn func
 	return journal.FollowWith(ctx, string(j), o, fn)
 }
 
-// maxPoll is how long a quiet journal may go unlooked at: new lines are
-// looked for every 50 ms while they come, then less and less often, so an
-// idle view costs next to nothing.
+// maxPoll is how long a quiet journal may go unlooked at where its
+// directory cannot be watched: new lines are looked for every 50 ms while
+// they come, then less and less often. Where it can (inotify), a quiet
+// journal is looked at when its directory says it changed, and every 30 s
+// in case a change went unsaid (journal.ReadOptions.Watch), so an idle
+// view costs no wake-up.
 const maxPoll = time.Second
 
 // retryAfter is how long Live waits before following a journal again
@@ -110,7 +113,7 @@ func (l *Live) Run(ctx context.Context) error {
 		l.mu.Lock()
 		after := l.m.Cursor()
 		l.mu.Unlock()
-		err := l.src.Follow(ctx, journal.ReadOptions{After: after, OnBlocked: l.block, OnNotice: l.notice, MaxPoll: maxPoll}, l.apply)
+		err := l.src.Follow(ctx, journal.ReadOptions{After: after, OnBlocked: l.block, OnNotice: l.notice, MaxPoll: maxPoll, Watch: true}, l.apply)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -2,4 +2,4 @@ package main
 
 import "syscall"
 
-func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }
+func syscallKill(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig) }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,10 +32,6 @@ const (
 // NotATerminal is the one line top answers when its output is not a
 // terminal.
 const NotATerminal = "lcwrap: top needs a terminal; use 'lcwrap status --watch' for a refreshing table, or 'lcwrap status --json' for a program"
-
-// fps bounds how often the screen is redrawn: enough for keys to feel
-// immediate, few enough wake-ups that an idle top costs next to nothing.
-const fps = 10
 
 func run(args []string) int {
 	fs := flag.NewFlagSet("lcwrap top", flag.ContinueOnError)
@@ -61,24 +59,55 @@ func run(args []string) int {
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
 	var lines view.Lines = view.JournalLines(*path)
-	if os.Getenv(panicHook) != "" {
+	if os.Getenv(panicHook) == "follower" {
 		lines = panicking{lines}
 	}
 	live := view.NewLive(lines)
 	m := tui.New(tui.Options{Live: live, Color: !noColor})
+	var inner tea.Model = m
+	if os.Getenv(panicHook) == "key" {
+		inner = panicOnKey{m}
+	}
+	return show(inner, m, live, *path)
+}
+
+// show runs the model on the terminal until a key, a signal or an error
+// ends it, and restores the terminal however it ends.
+//
+// bubbletea decodes the keys and runs the event loop, without its
+// renderer: that one redraws on a ticker (10 frames a second) whether or
+// not anything changed, and an idle top would wake up for it. drawn
+// draws instead, only when the screen changes (docs/view.md, idle).
+func show(inner tea.Model, m *tui.Model, live *view.Live, path string) (code int) {
+	t, err := openTerminal(os.Stdout)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lcwrap: top: %v\n", err)
+		return exitFailed
+	}
+	d := &drawn{inner: inner, scr: tui.NewScreen(os.Stdout, 0)}
+	defer func() {
+		// The last resort: a panic outside the model and its commands.
+		if r := recover(); r != nil {
+			t.restore()
+			report(recovered("top", r))
+			code = exitFailed
+		}
+	}()
+	defer t.restore()
+	w, h := t.size()
+	d.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithFPS(fps))
+	p := tea.NewProgram(d, tea.WithoutRenderer(), tea.WithInput(t.in), tea.WithOutput(os.Stdout), tea.WithoutSignalHandler())
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				// bubbletea restores the terminal only for its own
-				// goroutines: hand the panic to it as a message.
-				p.Send(tui.FatalMsg{Err: fmt.Errorf("following %s: panic: %v", *path, r)})
+				p.Send(tui.FatalMsg{Err: recovered("following "+path, r)})
 			}
 		}()
 		live.Run(ctx)
 	}()
+	go signals(ctx, p, t)
 	go func() {
 		// Reading a large journal leaves much garbage behind; left to
 		// itself the runtime would return it to the system slowly, over
@@ -98,11 +127,15 @@ func run(args []string) int {
 		case <-ctx.Done():
 		}
 	}()
-	_, err := p.Run()
+	_, err = p.Run()
 	cancel()
+	t.restore()
 	switch {
+	case d.err != nil:
+		report(d.err)
+		return exitFailed
 	case m.Err() != nil:
-		fmt.Fprintf(os.Stderr, "lcwrap: %v\n", m.Err())
+		report(m.Err())
 		return exitFailed
 	case err == nil, errors.Is(err, tea.ErrInterrupted):
 		return 0
@@ -111,9 +144,42 @@ func run(args []string) int {
 	return exitFailed
 }
 
-// panicHook names the environment variable that makes the follower panic
-// once it has read the journal: the tests prove with it that a panic
-// leaves the terminal as it was.
+// report prints why top ended, with the stack of a panic.
+func report(err error) {
+	fmt.Fprintf(os.Stderr, "lcwrap: %v\n", err)
+	var pe *panicError
+	if errors.As(err, &pe) {
+		os.Stderr.Write(pe.stack)
+	}
+}
+
+// signals ends the program on SIGINT, SIGTERM and SIGHUP (the terminal is
+// restored on the way out) and tells it the terminal's new size on
+// SIGWINCH. Between signals it sleeps.
+func signals(ctx context.Context, p *tea.Program, t *terminal) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
+	defer signal.Stop(ch)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case s := <-ch:
+			if s == syscall.SIGWINCH {
+				w, h := t.size()
+				p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+				continue
+			}
+			p.Quit()
+			return
+		}
+	}
+}
+
+// panicHook names the environment variable that makes top panic: in the
+// follower once it has read the journal ("follower"), or in the model at
+// the key ! ("key"). The tests prove with it that a panic leaves the
+// terminal as it was.
 const panicHook = "LCWRAP_TOP_TEST_PANIC"
 
 type panicking struct{ view.Lines }
@@ -125,4 +191,14 @@ func (p panicking) Follow(ctx context.Context, o journal.ReadOptions, fn func(js
 		}
 		panic("test panic after line " + strconv.FormatInt(rec.JournalSequence, 10))
 	})
+}
+
+type panicOnKey struct{ *tui.Model }
+
+func (p panicOnKey) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && k.String() == "!" {
+		panic("test panic at a key")
+	}
+	m, cmd := p.Model.Update(msg)
+	return panicOnKey{m.(*tui.Model)}, cmd
 }

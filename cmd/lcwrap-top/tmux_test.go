@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -125,7 +126,7 @@ func session(t *testing.T, width, height int, extraEnv ...string) (p *pane, dir,
 		t.Fatal(err)
 	}
 	env := append([]string{"PATH=" + bin + ":" + os.Getenv("PATH"), "LCWRAP_JOURNAL=" + journal, "TERM=xterm-256color"}, extraEnv...)
-	script := fmt.Sprintf(`cd %q; stty -g > before; echo $$ > pid; lcwrap top; echo "exit $?" > status; stty -g > after; echo TOP-ENDED; sleep 600`, dir)
+	script := fmt.Sprintf(`cd %q; stty -g > before; echo $$ > pid; lcwrap top 2>stderr; echo "exit $?" > status; stty -g > after; echo TOP-ENDED; sleep 600`, dir)
 	p = newPane(t, width, height, env, script)
 	return p, dir, journal
 }
@@ -161,6 +162,23 @@ func TestTopInTmux(t *testing.T) {
 		if !strings.Contains(scr, want) {
 			t.Errorf("screen lacks %q:\n%s", want, scr)
 		}
+	}
+	// Nothing is appended yet: the clock alone moves agent-1's duration.
+	row := func(scr string) string {
+		for _, l := range strings.Split(scr, "\n") {
+			if strings.Contains(l, "agent-1") {
+				return l
+			}
+		}
+		return ""
+	}
+	first := row(scr)
+	deadline := time.Now().Add(20 * time.Second)
+	for row(p.capture()) == first {
+		if time.Now().After(deadline) {
+			t.Fatalf("agent-1's row never changed from %q", first)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	// A test that keeps appending: heartbeats of agent-1 and new children.
 	stop := make(chan struct{})
@@ -226,7 +244,8 @@ func TestTopInTmux(t *testing.T) {
 	}
 }
 
-// Every other way out restores the terminal too: ^C, SIGTERM, a panic.
+// Every other way out restores the terminal too: ^C, SIGTERM, SIGHUP, a
+// panic in the follower or in the model.
 func TestTopRestoresTerminal(t *testing.T) {
 	t.Run("ctrl-c", func(t *testing.T) {
 		p, dir, _ := session(t, 80, 24)
@@ -236,32 +255,45 @@ func TestTopRestoresTerminal(t *testing.T) {
 		sameTerminal(t, dir)
 	})
 	t.Run("sigterm", func(t *testing.T) {
-		testtool.Need(t, "pgrep", "apt-get install procps")
 		p, dir, _ := session(t, 80, 24)
 		p.waitFor("sub-tests")
-		pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(dir, "pid"))))
-		if err != nil {
+		if err := syscallKill(topPid(t, dir), syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}
-		// The shell printed its pid; top is its child (lcwrap execs
-		// lcwrap-top, so the pid is top's).
-		out, err := exec.Command("pgrep", "-P", strconv.Itoa(pid), "lcwrap-top").Output()
-		if err != nil {
-			t.Fatalf("pgrep: %v", err)
-		}
-		top, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-		if err := syscallKill(top); err != nil {
+		p.waitFor("TOP-ENDED")
+		sameTerminal(t, dir)
+	})
+	t.Run("sighup", func(t *testing.T) {
+		p, dir, _ := session(t, 80, 24)
+		p.waitFor("sub-tests")
+		if err := syscallKill(topPid(t, dir), syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
 		p.waitFor("TOP-ENDED")
 		sameTerminal(t, dir)
 	})
 	t.Run("panic", func(t *testing.T) {
-		p, dir, _ := session(t, 80, 24, panicHook+"=1")
+		p, dir, _ := session(t, 80, 24, panicHook+"=follower")
 		p.waitFor("TOP-ENDED")
 		sameTerminal(t, dir)
 		if st := readFile(t, filepath.Join(dir, "status")); st != "exit 1\n" {
 			t.Fatalf("top ended with %q after a panic", st)
+		}
+		if e := readFile(t, filepath.Join(dir, "stderr")); !strings.Contains(e, "panic: test panic") {
+			t.Fatalf("the panic was not reported:\n%s", e)
+		}
+	})
+	t.Run("panic-in-update", func(t *testing.T) {
+		p, dir, _ := session(t, 80, 24, panicHook+"=key")
+		p.waitFor("sub-tests")
+		p.keys("!")
+		p.waitFor("TOP-ENDED")
+		sameTerminal(t, dir)
+		if st := readFile(t, filepath.Join(dir, "status")); st != "exit 1\n" {
+			t.Fatalf("top ended with %q after a panic", st)
+		}
+		if e := readFile(t, filepath.Join(dir, "stderr")); !strings.Contains(e, "panic: test panic at a key") {
+			t.Fatalf("the panic was not reported:\n%s", e)
 		}
 	})
 	t.Run("narrow", func(t *testing.T) {
@@ -275,6 +307,24 @@ func TestTopRestoresTerminal(t *testing.T) {
 		p.keys("q")
 		p.waitFor("TOP-ENDED")
 	})
+}
+
+// topPid is the pid of top in a session's pane.
+func topPid(t *testing.T, dir string) int {
+	t.Helper()
+	testtool.Need(t, "pgrep", "apt-get install procps")
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(dir, "pid"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shell printed its pid; top is its child (lcwrap execs
+	// lcwrap-top, so the pid is top's).
+	out, err := exec.Command("pgrep", "-P", strconv.Itoa(pid), "lcwrap-top").Output()
+	if err != nil {
+		t.Fatalf("pgrep: %v", err)
+	}
+	top, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return top
 }
 
 func TestTopRefusesWithoutTerminal(t *testing.T) {

@@ -51,6 +51,10 @@ type Model struct {
 	scroll     int
 
 	fatal error
+
+	timer   *time.Timer // the clock redraw, set for due
+	due     time.Time
+	waiting bool // a command waits for the timer
 }
 
 // New returns the model of top over a live journal.
@@ -70,8 +74,10 @@ type (
 	FatalMsg struct{ Err error }
 )
 
-// tickEvery is how often durations and freshness are redrawn.
-const tickEvery = time.Second
+// minTick is the least time between two clock redraws: rows whose
+// seconds tick at different instants are redrawn together, once a second
+// (a row's duration is then at most a second behind).
+const minTick = time.Second
 
 func (m *Model) waitChanged() tea.Cmd {
 	ch := m.live.Changed()
@@ -83,18 +89,23 @@ func (m *Model) waitCaught() tea.Cmd {
 	return func() tea.Msg { <-ch; return caughtMsg{} }
 }
 
-func tick() tea.Cmd {
-	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg(t) })
-}
-
 // Init waits for the journal's first reading.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.waitCaught(), tick()) }
+func (m *Model) Init() tea.Cmd { return m.waitCaught() }
 
 // Err is why the program ended, when not by a key.
 func (m *Model) Err() error { return m.fatal }
 
-// Update applies one message.
+// Update applies one message, then sets the clock for the next instant
+// at which the screen would read differently (see schedule).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.fatal != nil {
+		return m, cmd
+	}
+	return m, tea.Batch(cmd, m.schedule())
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -102,23 +113,92 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case caughtMsg:
 		m.caught = true
 		m.refresh()
-		return m, m.waitChanged()
+		return m.waitChanged()
 	case changedMsg:
 		m.refresh()
-		return m, m.waitChanged()
+		return m.waitChanged()
 	case tickMsg:
 		// Only the clock moved: durations and freshness are computed as
-		// the rows are drawn, so nothing is synced or rebuilt.
+		// the rows are drawn, so nothing is synced or rebuilt (the detail
+		// pane's lines are made again).
+		m.waiting = false
 		m.now = m.clock()
-		return m, tick()
+		if m.detail {
+			m.live.With(func(vm *view.Model) { m.detailText = m.detailLines(vm) })
+		}
 	case FatalMsg:
 		m.fatal = msg.Err
-		return m, tea.Quit
+		if m.timer != nil {
+			m.timer.Stop()
+		}
+		return tea.Quit
 	case tea.KeyMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
+
+// schedule sets the one clock timer for the first instant at which a
+// duration or a freshness on the screen would read differently
+// (view.NextChange of the rows shown, or of the child in the detail
+// pane), but no sooner than minTick after the screen's clock; with
+// nothing on the screen that the clock changes, it stops the timer. It
+// returns the command that waits for the timer when none is waiting.
+func (m *Model) schedule() tea.Cmd {
+	next := m.nextChange()
+	if next.IsZero() {
+		if m.timer != nil && !m.due.IsZero() {
+			m.timer.Stop()
+		}
+		m.due = time.Time{}
+		return nil
+	}
+	if early := m.now.Add(minTick); next.Before(early) {
+		next = early
+	}
+	if !next.Equal(m.due) {
+		d := next.Sub(m.clock())
+		if m.timer == nil {
+			m.timer = time.NewTimer(d)
+		} else {
+			m.timer.Reset(d)
+		}
+		m.due = next
+	}
+	if m.waiting {
+		return nil
+	}
+	m.waiting = true
+	ch := m.timer.C
+	return func() tea.Msg { return tickMsg(<-ch) }
+}
+
+// nextChange is the soonest view.NextChange of what the screen shows.
+func (m *Model) nextChange() time.Time {
+	var shown []view.Row
+	switch {
+	case !m.caught || !m.evidence || len(m.rows) == 0:
+		return time.Time{}
+	case m.detail:
+		if m.detailText == nil || m.rows[m.sel].Node.ID() != m.selID {
+			return time.Time{}
+		}
+		shown = m.rows[m.sel : m.sel+1]
+	default:
+		shown = m.rows[m.top:min(len(m.rows), m.top+m.listHeight())]
+	}
+	var next time.Time
+	for _, r := range shown {
+		if t := view.NextChange(&r.Node.View, m.now); !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	return next
+}
+
+// Due is when the clock next redraws the screen (zero: never, nothing on
+// it changes with time).
+func (m *Model) Due() time.Time { return m.due }
 
 // refresh syncs the model and rebuilds the rows (under the live lock).
 func (m *Model) refresh() {

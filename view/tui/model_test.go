@@ -218,3 +218,62 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+// The clock redraws a row when its text would change, and only then: a
+// running child's duration advances second by second; a screen of ended
+// children waits for midnight; an empty one for nothing.
+func TestClockRedrawsWhenTheScreenChanges(t *testing.T) {
+	s := viewtest.New(t0)
+	c := viewtest.Child{ID: "run-1"}
+	s.Created(c)
+	s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+	now := t0.Add(10*time.Second + 300*time.Millisecond)
+	m, path := start(t, s, now)
+	m.clock = func() time.Time { return now }
+	row := func() string {
+		for _, l := range strings.Split(m.View(), "\n") {
+			if strings.Contains(l, "run-1") {
+				return l
+			}
+		}
+		t.Fatalf("no row of run-1:\n%s", m.View())
+		return ""
+	}
+	if !strings.Contains(row(), " 10s ") {
+		t.Fatalf("row at +10.3s: %q", row())
+	}
+	for _, want := range []string{" 11s ", " 12s "} {
+		due := m.Due()
+		if due.IsZero() || due.Sub(now) > time.Second {
+			t.Fatalf("the clock is due at %v, now %v", due, now)
+		}
+		now = due
+		m.Update(tickMsg(now))
+		if !strings.Contains(row(), want) {
+			t.Fatalf("row at %v: %q, want %q", now.Sub(t0), row(), want)
+		}
+	}
+	// Ended, the row changes only with the date it is started on.
+	s.Out, s.At = nil, now
+	s.End(c, jsonl.StateCompleted, 0)
+	if err := viewtest.Append(path, s.Out); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	for m.total == 0 || m.tally["completed"] == 0 {
+		select {
+		case <-m.live.Changed():
+			m.Update(changedMsg{})
+		case <-deadline:
+			t.Fatal("the end was not followed")
+		}
+	}
+	keys(m, "e") // show ended children
+	if due, midnight := m.Due(), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC); !due.Equal(midnight) {
+		t.Fatalf("with only an ended child the clock is due at %v, want %v", due, midnight)
+	}
+	keys(m, "e") // hidden again: nothing on the screen changes with time
+	if due := m.Due(); !due.IsZero() {
+		t.Fatalf("with no rows the clock is due at %v", due)
+	}
+}
