@@ -85,8 +85,12 @@ func runMain(ctx context.Context, std stdio, cmd flagReader) error {
 	sigs := std.signals
 	if sigs == nil {
 		sigs = supervise.Subscribe()
+		defer sigs.Stop()
 	}
-	defer sigs.Stop()
+	// A subscription made before parsing (std.signals) belongs to the
+	// process, which exits right after the run: it is never stopped, so a
+	// signal that arrives after the last event is held rather than fatal,
+	// and the exit does not wait for the runtime to uninstall handlers.
 	argv := cmd.Args().Slice()
 	if len(argv) == 0 || argv[0] == "" {
 		return usagef(cmd, "no command to run: put it after lcwrap's flags, e.g. 'lcwrap -- make test'")
