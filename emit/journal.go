@@ -3,7 +3,6 @@ package emit
 import (
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/lcwrap/lcwrap/journal"
 	"github.com/lcwrap/lcwrap/jsonl"
@@ -13,21 +12,11 @@ import (
 // for the journal to catch up (it never drops one).
 const maxQueued = 4096
 
-// linger is how long the writer waits for more lines after the first one
-// of a batch, so that the events that follow at once share one lock
-// cycle: a run's created, starting and running (and, for a short
-// command, its terminal event) become one append instead of three. A
-// terminal event, a full queue and Close end the wait at once. The price
-// is explicit (docs/journal.md): an event reaches the journal up to this
-// much later, and a wrapper killed within it loses what it had queued.
-const linger = 5 * time.Millisecond
-
 // JournalSink appends events to the journal from a goroutine of its own,
 // so that the work being observed never waits for the journal lock:
 // WriteEvent queues the line and returns. The goroutine writes whatever is
-// queued in one Append (one lock acquisition), after waiting up to linger
-// for more; a batch holding a terminal event is written at once and asks
-// for an fsync (as the journal's fsync mode allows).
+// queued in one Append (one lock acquisition); a batch holding a terminal
+// event asks for an fsync (as the journal's fsync mode allows).
 //
 // An append that fails ends the sink: the error is returned by the next
 // WriteEvent, or by Close when no WriteEvent follows, so the emitter
@@ -89,7 +78,6 @@ func (s *JournalSink) run() {
 		if len(s.queue) == 0 || s.err != nil {
 			return
 		}
-		s.lingerLocked()
 		batch, terminal := s.queue, s.terminal
 		s.queue, s.terminal = nil, false
 		s.cond.Broadcast() // room for waiting WriteEvent calls
@@ -102,26 +90,6 @@ func (s *JournalSink) run() {
 		}
 		s.cond.Broadcast()
 	}
-}
-
-// lingerLocked waits, with s.mu held, until linger has passed since it
-// was called or the batch must go now (see linger).
-func (s *JournalSink) lingerLocked() {
-	ready := func() bool { return s.terminal || s.closing || len(s.queue) >= maxQueued }
-	if ready() {
-		return
-	}
-	passed := false
-	t := time.AfterFunc(linger, func() {
-		s.mu.Lock()
-		passed = true
-		s.cond.Broadcast()
-		s.mu.Unlock()
-	})
-	for !passed && !ready() {
-		s.cond.Wait()
-	}
-	t.Stop()
 }
 
 // Close implements Sink: it writes what is queued, waits for it, and
