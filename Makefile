@@ -51,6 +51,7 @@ fuzz:
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzOwnerRecord$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./journal -run '^$$' -fuzz '^FuzzQuarantineReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+	$(GO) test ./cmd/lcwrap -run '^$$' -fuzz '^FuzzQuickFlags$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x

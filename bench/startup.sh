@@ -13,6 +13,10 @@ rm -rf "$J" && mkdir -p "$J"
 # tag produce.
 PLAIN="$BENCH_TMP/lcwrap-plain-build"
 go build -trimpath -o "$PLAIN" ./cmd/lcwrap
+# The floor of any Go wrapper: runtime start, the six forwarded signals
+# subscribed, fork/exec in a process group of its own, wait.
+FLOOR="$BENCH_TMP/gofloor"
+CGO_ENABLED=0 go build -trimpath -o "$FLOOR" ./bench/gofloor
 
 # Rounds of 20 runs per command, interleaved, so that the noise of a shared
 # machine falls on every row alike; the medians are over all runs.
@@ -21,7 +25,7 @@ row() { # label cmd...
   "$TIMEIT" -n 20 -warmup 2 -label "$label" -- "$@"
 }
 declare -A walls cpus rss
-labels=("true" "tini -s" "dumb-init" "lcwrap --no-journal" "lcwrap (default journal)" "lcwrap --no-journal, plain go build")
+labels=("true" "tini -s" "dumb-init" "Go floor (bench/gofloor)" "lcwrap --no-journal" "lcwrap (default journal)" "lcwrap --no-journal, plain go build")
 for ((r = 0; r < N / 20; r++)); do
   while IFS=$'\t' read -r label runs med min max cpu peak; do
     walls[$label]+="$med "; cpus[$label]+="$cpu "; rss[$label]=$peak
@@ -29,6 +33,7 @@ for ((r = 0; r < N / 20; r++)); do
     row "true" "$TRUE"
     row "tini -s" tini -s -- "$TRUE"
     row "dumb-init" dumb-init "$TRUE"
+    row "Go floor (bench/gofloor)" "$FLOOR" "$TRUE"
     row "lcwrap --no-journal" "$LCWRAP" --no-journal -- "$TRUE"
     LCWRAP_JOURNAL="$J/journal.jsonl" row "lcwrap (default journal)" "$LCWRAP" -- "$TRUE"
     row "lcwrap --no-journal, plain go build" "$PLAIN" --no-journal -- "$TRUE"
@@ -37,17 +42,18 @@ done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 tini_wall=$(echo "${walls[tini -s]}" | median)
 tini_cpu=$(echo "${cpus[tini -s]}" | median)
+floor_wall=$(echo "${walls[Go floor (bench/gofloor)]}" | median)
 echo "## Start-up (issue 3)"
 echo
 echo "Whole-process wall time wrapping \`$TRUE\`: $N runs each, in interleaved rounds of 20;"
 echo "the median of the rounds' medians. Goal: ≤ 1.45× tini without the journal, ≤ 1.8× with it"
 echo "(the terminal event still fsynced)."
 echo
-echo "| command | median wall (ms) | wall ratio to tini | median CPU (ms) | CPU ratio to tini | peak RSS (KiB) |"
-echo "|---|---|---|---|---|---|"
+echo "| command | median wall (ms) | wall ratio to tini | wall ratio to the Go floor | median CPU (ms) | CPU ratio to tini | peak RSS (KiB) |"
+echo "|---|---|---|---|---|---|---|"
 for l in "${labels[@]}"; do
   w=$(echo "${walls[$l]}" | median); c=$(echo "${cpus[$l]}" | median)
-  printf '| %s | %.2f | %s× | %.2f | %s× | %s |\n' "$l" "$w" "$(ratio "$w" "$tini_wall")" "$c" "$(ratio "$c" "$tini_cpu")" "${rss[$l]}"
+  printf '| %s | %.2f | %s× | %s× | %.2f | %s× | %s |\n' "$l" "$w" "$(ratio "$w" "$tini_wall")" "$(ratio "$w" "$floor_wall")" "$c" "$(ratio "$c" "$tini_cpu")" "${rss[$l]}"
 done
 echo
 echo "Commands: \`bin/lcwrap --no-journal -- $TRUE\`, \`LCWRAP_JOURNAL=tmp/journal.jsonl bin/lcwrap -- $TRUE\`,"
@@ -68,4 +74,13 @@ for k in 1 2 3; do
   r=$(awk -v n=500 -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }')
   [ "$r" -gt "$best" ] && best=$r
 done
+floorloop() { sh -c 'i=0; while [ $i -lt 500 ]; do "$0" -append "$1" || exit 1; i=$((i+1)); done' "$FLOOR" "$EJ/floor.jsonl"; }
+floorloop
+fbest=0
+for k in 1 2 3; do
+  t0=$(date +%s%N); floorloop; t1=$(date +%s%N)
+  r=$(awk -v n=500 -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }')
+  [ "$r" -gt "$fbest" ] && fbest=$r
+done
 echo "\`lcwrap emit --child-id loop --kind heartbeat\` from one \`sh\` loop: $best calls/s (best of 3 loops of 500; goal ≥ 500)."
+echo "The Go floor of the same loop (\`bench/gofloor -append FILE\`: a static Go program that appends one line under flock and exits): $fbest calls/s."

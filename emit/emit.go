@@ -118,6 +118,11 @@ func New(opts Options, sinks ...Sink) *Emitter {
 // Source returns the source name.
 func (e *Emitter) Source() string { return e.source }
 
+// Silent reports whether the emitter has no sink at all (--no-journal
+// and no --emit): events would go nowhere, so a caller may skip building
+// them.
+func (e *Emitter) Silent() bool { return len(e.sinks) == 0 }
+
 // Epoch returns the sourceEpoch.
 func (e *Emitter) Epoch() string { return e.epoch }
 
@@ -191,6 +196,9 @@ func (e *Emitter) Child(id string, lineage jsonl.Lineage, profile capabilities.P
 
 // ID returns the child id.
 func (c *Child) ID() string { return c.id }
+
+// Silent reports whether the child's events go nowhere (Emitter.Silent).
+func (c *Child) Silent() bool { return c.e.Silent() }
 
 // Lineage returns the child's lineage.
 func (c *Child) Lineage() jsonl.Lineage { return c.lineage }

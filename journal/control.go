@@ -1,7 +1,6 @@
 package journal
 
 import (
-	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"sync"
@@ -79,7 +78,7 @@ func IsControl(rec *jsonl.Record) bool { return control(&rec.Event) != nil }
 // controlLine encodes a control record (without journalSequence).
 func controlLine(d controlDetails) []byte {
 	var raw [8]byte
-	crand.Read(raw[:])
+	random(raw[:])
 	details, _ := json.Marshal(d)
 	ev := jsonl.Event{
 		SchemaVersion: jsonl.SchemaVersion,
@@ -98,9 +97,9 @@ func controlLine(d controlDetails) []byte {
 }
 
 // controlEpoch is this process's sourceEpoch for control records (made
-// on first use: crypto/rand at init would cost every process).
+// on first use: random bytes at init would cost every process).
 var controlEpoch = sync.OnceValue(func() string {
 	var raw [8]byte
-	crand.Read(raw[:])
+	random(raw[:])
 	return hex.EncodeToString(raw[:])
 })

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bytes"
-	crand "crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -359,7 +358,7 @@ func (l *locker) prepare() error {
 		}
 	}
 	var raw [8]byte
-	crand.Read(raw[:])
+	random(raw[:])
 	dir := fmt.Sprintf("%s.idle-%x", l.dir, raw)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return fmt.Errorf("journal lock %s: %w", l.dir, err)
@@ -485,7 +484,7 @@ func (l *locker) close() {
 // newRecord returns a fresh token and the owner record holding it.
 func (l *locker) newRecord() (string, []byte) {
 	var raw [16]byte
-	crand.Read(raw[:]) // crypto/rand does not fail on Linux
+	random(raw[:])
 	tok := hex.EncodeToString(raw[:])
 	id, ns := selfIdentity()
 	o := owner{
@@ -763,7 +762,7 @@ func (l *locker) reclaimIfStale() (string, bool, error) {
 	if os.Remove(aside) != nil {
 		// It holds something else: keep it, under a name the sweep knows.
 		var raw [8]byte
-		crand.Read(raw[:])
+		random(raw[:])
 		os.Rename(aside, fmt.Sprintf("%s.stale-%x", l.dir, raw))
 	}
 	if exchanged {
@@ -789,7 +788,7 @@ func (l *locker) setAside() (aside, tok string, err error) {
 		}
 	}
 	var raw [8]byte
-	crand.Read(raw[:])
+	random(raw[:])
 	aside = fmt.Sprintf("%s.stale-%x", l.dir, raw)
 	if err := os.Rename(l.dir, aside); err != nil {
 		return "", "", nil

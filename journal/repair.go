@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bytes"
-	crand "crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -266,7 +265,7 @@ func (j *Journal) rotate() error {
 		}
 	}
 	var raw [8]byte
-	crand.Read(raw[:])
+	random(raw[:])
 	tmp := j.path + ".rotating-" + hex.EncodeToString(raw[:])
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {

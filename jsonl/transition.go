@@ -3,6 +3,7 @@ package jsonl
 import (
 	"errors"
 	"fmt"
+	"sync"
 )
 
 var (
@@ -28,8 +29,10 @@ var edges = map[State][]State{
 
 // reach[from][to] says whether to can be reached from from through one or
 // more legal edges: what an event after a gap in its sequence space may
-// do, since the events in the gap may hold the steps between.
-var reach = func() map[State]map[State]bool {
+// do, since the events in the gap may hold the steps between. It is
+// built on first use: package initialisation is on every process's
+// start-up path.
+var reach = sync.OnceValue(func() map[State]map[State]bool {
 	r := map[State]map[State]bool{}
 	for from := range edges {
 		seen := map[State]bool{}
@@ -46,7 +49,7 @@ var reach = func() map[State]map[State]bool {
 		r[from] = seen
 	}
 	return r
-}()
+})
 
 // TransitionError is a refused state change. It names both ends; From is
 // "" when the child had no state yet.
@@ -90,7 +93,7 @@ func Transition(from, to State) error {
 // Reachable checks a move across a gap: to must be reachable from from
 // through legal edges. Outcomes are those of Transition.
 func Reachable(from, to State) error {
-	if reach[from][to] {
+	if reach()[from][to] {
 		return nil
 	}
 	return &TransitionError{From: from, To: to}

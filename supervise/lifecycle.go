@@ -74,6 +74,9 @@ func (r *recorder) diagnostic(details jsonl.Details) {
 }
 
 func (r *recorder) emit(s emit.Spec) bool {
+	if r.child.Silent() {
+		return true // nothing would see it: the state is all that is kept
+	}
 	_, err := r.child.Emit(s)
 	r.fail(err)
 	return err == nil

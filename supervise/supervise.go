@@ -275,19 +275,25 @@ type supervisor struct {
 func (s *supervisor) run() Result {
 	// created is written while Subscribe finishes in the background; the
 	// journal sink queues it, so the journal's lock never delays the start.
-	self, _ := procid.Self()
-	profile := s.cfg.profile()
-	recorded := s.cfg.Argv
-	if s.cfg.RecordedArgv != nil {
-		recorded = s.cfg.RecordedArgv
+	// With no sink at all (--no-journal, no --emit) the events are not
+	// built: their details would only cost the start.
+	silent := s.rec.child.Silent()
+	var created jsonl.Created
+	if !silent {
+		self, _ := procid.Self()
+		recorded := s.cfg.Argv
+		if s.cfg.RecordedArgv != nil {
+			recorded = s.cfg.RecordedArgv
+		}
+		created = jsonl.Created{
+			Agent:               s.cfg.CreatedAgent,
+			Command:             redact.Argv(recorded),
+			HeartbeatIntervalMs: s.cfg.heartbeatInterval().Milliseconds(),
+			Wrapper:             &self,
+			Profile:             s.cfg.profile().Name,
+		}
 	}
-	s.rec.to(jsonl.StateCreated, jsonl.Created{
-		Agent:               s.cfg.CreatedAgent,
-		Command:             redact.Argv(recorded),
-		HeartbeatIntervalMs: s.cfg.heartbeatInterval().Milliseconds(),
-		Wrapper:             &self,
-		Profile:             profile.Name,
-	})
+	s.rec.to(jsonl.StateCreated, created)
 	if err := s.start(); err != nil {
 		s.ptyEnded()
 		for _, st := range s.cfg.Streams {
@@ -306,7 +312,10 @@ func (s *supervisor) run() Result {
 		defer s.tty.close()
 	}
 	defer s.ptyEnded() // also when something panics
-	id, _, _ := procid.Of(procid.System, s.pid)
+	var id procid.Identity
+	if !silent || s.notify != nil || s.cfg.OnStarted != nil {
+		id, _, _ = procid.Of(procid.System, s.pid)
+	}
 	child := &procid.Identity{PID: s.pid, StartTime: id.StartTime, Clock: id.Clock}
 	s.rec.to(jsonl.StateStarting, jsonl.StateChanged{Child: child})
 	if s.cfg.OnStarted != nil {

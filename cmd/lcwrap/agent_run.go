@@ -57,7 +57,7 @@ type agentRun struct {
 // event. It returns nil when no integration applies. A bad --agent is a
 // usage error; an integration that cannot be set up is one warning line,
 // and the command runs as it was.
-func prepareAgent(ctx context.Context, cmd *cli.Command, std stdio, cfg *supervise.Config) (*agentRun, error) {
+func prepareAgent(ctx context.Context, cmd flagReader, std stdio, cfg *supervise.Config) (*agentRun, error) {
 	name := cmd.String("agent")
 	exe, _ := os.Executable()
 	d, ok := agent.Select(name, cfg.Argv, agentDrivers(exe)...)

@@ -31,7 +31,7 @@ type usageError struct {
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(cmd *cli.Command, format string, args ...any) error {
+func usagef(cmd interface{ FullName() string }, format string, args ...any) error {
 	return &usageError{cmd: cmd.FullName(), msg: fmt.Sprintf(format, args...)}
 }
 
@@ -60,12 +60,83 @@ type stdio struct {
 
 func run(args []string) int {
 	std := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}
+	ctx := context.Background()
+	if code, ok := quickEmit(args, std); ok {
+		return code
+	}
 	if plainRun(args) {
 		// Installing signal handlers takes a round trip with the runtime
 		// per signal: let it overlap the parsing of the command line.
 		std.signals = supervise.Subscribe()
+		if code, ok := quickRun(ctx, args, std); ok {
+			return code
+		}
 	}
-	return runWith(context.Background(), args, std)
+	return runWith(ctx, args, std)
+}
+
+// quickRun runs a plain run whose command line readQuick takes, without
+// setting up the parser (what every "lcwrap -- CMD" pays at start-up);
+// false when it declines.
+func quickRun(ctx context.Context, args []string, std stdio) (int, bool) {
+	q, ok := quickRunLine(args)
+	if !ok {
+		return 0, false
+	}
+	code := report(runMain(ctx, std, q), std.err)
+	if code == 127 && q.name == "lcwrap" {
+		if hint := didYouMean(newApp(std), args); hint != "" {
+			fmt.Fprintf(std.err, "lcwrap: %s\n", hint)
+		}
+	}
+	return code, true
+}
+
+// quickRunLine reads a plain run's command line (see readQuick).
+func quickRunLine(args []string) (*quickFlags, bool) {
+	name, rest := "lcwrap", args[1:]
+	if len(rest) > 0 && rest[0] == "run" {
+		name, rest = "lcwrap run", rest[1:]
+	}
+	q, ok := readQuick(name, runFlags(), rest, true)
+	if !ok || name != "lcwrap" || q.dashed || q.args[0] != "run" {
+		return q, ok
+	}
+	// "lcwrap --flag run ...": the flags apply as if written after run
+	// (placeRootFlags), before run's own.
+	r, ok := readQuick("lcwrap run", runFlags(), q.args[1:], true)
+	if !ok {
+		return nil, false
+	}
+	for k, v := range q.values {
+		switch v := v.(type) {
+		case []string:
+			after, _ := r.values[k].([]string)
+			r.values[k] = append(v, after...)
+		default:
+			if _, set := r.values[k]; !set {
+				r.values[k] = v
+			}
+		}
+	}
+	return r, true
+}
+
+// quickEmit is quickRun for "lcwrap emit [flags]".
+func quickEmit(args []string, std stdio) (int, bool) {
+	q, ok := quickEmitLine(args)
+	if !ok {
+		return 0, false
+	}
+	return report(emitMain(std, q), std.err), true
+}
+
+// quickEmitLine reads an emit's command line (see readQuick).
+func quickEmitLine(args []string) (*quickFlags, bool) {
+	if len(args) < 2 || args[1] != "emit" {
+		return nil, false
+	}
+	return readQuick("lcwrap emit", emitFlags(), args[2:], false)
 }
 
 // plainRun reports whether args are certainly a run: "lcwrap [run flags]
@@ -279,11 +350,14 @@ func flagMessage(cmd *cli.Command, msg string) string {
 }
 
 // setUsageHandlers makes every command report flag mistakes as usage errors
-// (exit 125) and never print its own help on error.
+// (exit 125) and never print its own help on error, and take a repeatable
+// flag's value whole ("--emit file:/tmp/a,b" is one sink: urfave/cli
+// would split it at the comma in every command that does not say so).
 func setUsageHandlers(c *cli.Command) {
 	if c.OnUsageError == nil {
 		c.OnUsageError = onUsageError
 	}
+	c.DisableSliceFlagSeparator = true
 	for _, sub := range c.Commands {
 		setUsageHandlers(sub)
 	}

@@ -173,7 +173,7 @@ func TestHelpEveryCommand(t *testing.T) {
 		full := strings.Join(append([]string{"lcwrap"}, path...), " ")
 		names[full] = true
 		t.Run(full, func(t *testing.T) {
-			h, ok := helps[full]
+			h, ok := helps()[full]
 			if !ok {
 				t.Fatalf("no entry for %q in helps (help.go): add its examples and exit status", full)
 			}
@@ -204,7 +204,7 @@ func TestHelpEveryCommand(t *testing.T) {
 			}
 		})
 	}
-	for name := range helps {
+	for name := range helps() {
 		if !names[name] {
 			t.Errorf("helps has an entry for %q, which is not a command", name)
 		}
@@ -227,8 +227,8 @@ func TestRootHelp(t *testing.T) {
 		if !strings.Contains(run, name) {
 			t.Errorf("lcwrap run --help does not list %s", name)
 		}
-		if strings.Contains(flags, "    "+name+" ") != slices.Contains(helps["lcwrap"].flags, f.Names()[0]) {
-			t.Errorf("lcwrap --help lists %s: %v; helps names it: %v", name, strings.Contains(flags, "    "+name+" "), slices.Contains(helps["lcwrap"].flags, f.Names()[0]))
+		if strings.Contains(flags, "    "+name+" ") != slices.Contains(helps()["lcwrap"].flags, f.Names()[0]) {
+			t.Errorf("lcwrap --help lists %s: %v; helps names it: %v", name, strings.Contains(flags, "    "+name+" "), slices.Contains(helps()["lcwrap"].flags, f.Names()[0]))
 		}
 	}
 	if strings.Contains(text, "GLOBAL") {

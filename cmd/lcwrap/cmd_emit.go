@@ -36,33 +36,41 @@ func emitCommand(std stdio) *cli.Command {
 			"sourceEpoch defaults to \"emit-<source>\" so that calls for one child continue\n" +
 			"one sequence. Capabilities come only from --profile (default external: all\n" +
 			"unknown).",
-		Flags: append(writerFlags(),
-			&cli.StringFlag{Name: "child-id", Usage: "child `ID` the event is about (required)"},
-			&cli.StringFlag{Name: "kind", Usage: "event `KIND`: created, state_changed, activity, heartbeat, terminal, reconciliation or diagnostic (required)"},
-			&cli.StringFlag{Name: "state", Usage: "child `STATE` (created, starting, running, waiting, completed, failed, cancelled, lost)"},
-			&cli.StringFlag{Name: "activity", Usage: "what the child is doing (redacted, cut to 512 characters)"},
-			&cli.StringFlag{Name: "details", Usage: "details as a JSON object (redacted)"},
-			&cli.StringFlag{Name: "source-epoch", Usage: "sourceEpoch `E` of the event's sequence space (default emit-<source>)"},
-			&cli.Int64Flag{Name: "sequence", Usage: "use sequence `N` instead of reserving the next one"},
-			&cli.StringFlag{Name: "profile", Value: capabilities.External().Name, Usage: "capability profile `NAME` (external, adopted-pid-only, launched, launched-no-heartbeat)"},
-			&cli.StringFlag{Name: "parent-child-id", Usage: "parent child `ID` (default $LCWRAP_CHILD_ID when it is another child)"},
-			&cli.StringFlag{Name: "root-child-id", Usage: "root child `ID` of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
-			&cli.Int64Flag{Name: "attempt", Usage: "retry attempt `N` (0 for the first)"},
-			&cli.BoolFlag{Name: "external", Usage: "mark the child as external (not started by the producer)"},
-			&cli.StringFlag{Name: "adopted-at", Usage: "when an external child was adopted, `TS` in YYYY-MM-DDTHH:MM:SS[.mmm]Z (needs --external)"},
-		),
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			e, err := emitConfig(cmd)
-			if err != nil {
-				return err
-			}
-			set, err := openSinks(cmd, std)
-			if err != nil {
-				return err
-			}
-			return e.write(cmd, std, set)
-		},
+		Flags:  emitFlags(),
+		Action: func(ctx context.Context, cmd *cli.Command) error { return emitMain(std, cmd) },
 	}
+}
+
+// emitFlags are emit's flags.
+func emitFlags() []cli.Flag {
+	return append(writerFlags(),
+		&cli.StringFlag{Name: "child-id", Usage: "child `ID` the event is about (required)"},
+		&cli.StringFlag{Name: "kind", Usage: "event `KIND`: created, state_changed, activity, heartbeat, terminal, reconciliation or diagnostic (required)"},
+		&cli.StringFlag{Name: "state", Usage: "child `STATE` (created, starting, running, waiting, completed, failed, cancelled, lost)"},
+		&cli.StringFlag{Name: "activity", Usage: "what the child is doing (redacted, cut to 512 characters)"},
+		&cli.StringFlag{Name: "details", Usage: "details as a JSON object (redacted)"},
+		&cli.StringFlag{Name: "source-epoch", Usage: "sourceEpoch `E` of the event's sequence space (default emit-<source>)"},
+		&cli.Int64Flag{Name: "sequence", Usage: "use sequence `N` instead of reserving the next one"},
+		&cli.StringFlag{Name: "profile", Value: capabilities.External().Name, Usage: "capability profile `NAME` (external, adopted-pid-only, launched, launched-no-heartbeat)"},
+		&cli.StringFlag{Name: "parent-child-id", Usage: "parent child `ID` (default $LCWRAP_CHILD_ID when it is another child)"},
+		&cli.StringFlag{Name: "root-child-id", Usage: "root child `ID` of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
+		&cli.Int64Flag{Name: "attempt", Usage: "retry attempt `N` (0 for the first)"},
+		&cli.BoolFlag{Name: "external", Usage: "mark the child as external (not started by the producer)"},
+		&cli.StringFlag{Name: "adopted-at", Usage: "when an external child was adopted, `TS` in YYYY-MM-DDTHH:MM:SS[.mmm]Z (needs --external)"},
+	)
+}
+
+// emitMain is an emit: the parser's or quickEmit's.
+func emitMain(std stdio, cmd flagReader) error {
+	e, err := emitConfig(cmd)
+	if err != nil {
+		return err
+	}
+	set, err := openSinks(cmd, std)
+	if err != nil {
+		return err
+	}
+	return e.write(cmd, std, set)
 }
 
 // emitEvent is a checked emit command line.
@@ -78,7 +86,7 @@ type emitEvent struct {
 
 // emitConfig checks every flag and the event itself before anything is
 // opened: every mistake is a usage error.
-func emitConfig(cmd *cli.Command) (*emitEvent, error) {
+func emitConfig(cmd flagReader) (*emitEvent, error) {
 	if cmd.Args().Len() > 0 {
 		return nil, usagef(cmd, "unexpected argument %q: every part of the event is a flag", cmd.Args().First())
 	}
@@ -179,7 +187,7 @@ func (e *emitEvent) build(seq int64, into *builtEvent) ([]byte, error) {
 
 // write appends the event to the journal (reserving its sequence unless
 // fixed) and then writes it to the other sinks.
-func (e *emitEvent) write(cmd *cli.Command, std stdio, set *sinkSet) error {
+func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
 	failed := false
 	var ev builtEvent
 	build := func(seq int64) ([]byte, error) { return e.build(seq, &ev) }

@@ -96,8 +96,9 @@ func hookCall(cmd *cli.Command, in io.Reader) []string {
 	}.Record(claudecode.Normalize(raw))
 }
 
-func init() {
-	helps["lcwrap hook"] = helpText{
+// hookHelp is the hook command's entry in helps.
+func hookHelp() helpText {
+	return helpText{
 		examples: []example{
 			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},
 			{"lcwrap hook claude-code < payload.json", "record one payload (what Claude Code does)"},

@@ -74,103 +74,110 @@ func runCommand(std stdio) *cli.Command {
 }
 
 func runAction(std stdio) cli.ActionFunc {
-	return func(ctx context.Context, cmd *cli.Command) error {
-		// Installing the handlers takes a while: it started before the
-		// command line was parsed (plainRun), or starts now, and goes on in
-		// the background while the flags are checked.
-		sigs := std.signals
-		if sigs == nil {
-			sigs = supervise.Subscribe()
-		}
+	return func(ctx context.Context, cmd *cli.Command) error { return runMain(ctx, std, cmd) }
+}
+
+// runMain is a run: the parser's (runAction) or quickRun's.
+func runMain(ctx context.Context, std stdio, cmd flagReader) error {
+	// Installing the handlers takes a while: it started before the
+	// command line was parsed (plainRun), or starts now, and goes on in
+	// the background while the flags are checked.
+	sigs := std.signals
+	if sigs == nil {
+		sigs = supervise.Subscribe()
 		defer sigs.Stop()
-		argv := cmd.Args().Slice()
-		if len(argv) == 0 || argv[0] == "" {
-			return usagef(cmd, "no command to run: put it after lcwrap's flags, e.g. 'lcwrap -- make test'")
-		}
-		cfg, err := runConfig(cmd, argv)
-		if err != nil {
-			return err
-		}
-		ag, err := prepareAgent(ctx, cmd, std, &cfg)
-		if err != nil {
-			return err
-		}
-		cfg.Signals = sigs
-		set, err := openSinks(cmd, std)
-		if err != nil {
-			return err
-		}
-		if cmd.Bool("pty") {
-			out, _ := std.out.(*os.File)
-			p, err := supervise.OpenPTY(std.in, out)
-			if err != nil {
-				set.Close()
-				return exitCode(exitUsage, "--pty: %v", err)
-			}
-			defer p.Close() // restores lcwrap's terminal on every way out, a panic included
-			cfg.PTY = p
-		}
-		if set.JournalPath != "" {
-			if abs, err := filepath.Abs(set.JournalPath); err == nil {
-				cfg.ExtraEnv = append(cfg.ExtraEnv, journal.EnvPath+"="+abs)
-			}
-		}
-		// The child gets lcwrap's own stdio, unless something else must
-		// see or share a stream (supervise.Interpose decides).
-		sinks := set.Sinks(std, false) // the journal sink queues: its lock never holds up the child
-		ip, err := supervise.Interpose(supervise.Outputs{
-			Stdout: output(std.out, ag.stdout(std.out), set.Stdout),
-			Stderr: output(std.err, std.err, set.Stderr),
-			Watch:  cfg.Activity == supervise.ActivityOutput,
-			PTY:    cfg.PTY != nil,
-		})
+	}
+	// A subscription made before parsing (std.signals) belongs to the
+	// process, which exits right after the run: it is never stopped, so a
+	// signal that arrives after the last event is held rather than fatal,
+	// and the exit does not wait for the runtime to uninstall handlers.
+	argv := cmd.Args().Slice()
+	if len(argv) == 0 || argv[0] == "" {
+		return usagef(cmd, "no command to run: put it after lcwrap's flags, e.g. 'lcwrap -- make test'")
+	}
+	cfg, err := runConfig(cmd, argv)
+	if err != nil {
+		return err
+	}
+	ag, err := prepareAgent(ctx, cmd, std, &cfg)
+	if err != nil {
+		return err
+	}
+	cfg.Signals = sigs
+	set, err := openSinks(cmd, std)
+	if err != nil {
+		return err
+	}
+	if cmd.Bool("pty") {
+		out, _ := std.out.(*os.File)
+		p, err := supervise.OpenPTY(std.in, out)
 		if err != nil {
 			set.Close()
-			return exitCode(exitUsage, "%v", err)
+			return exitCode(exitUsage, "--pty: %v", err)
 		}
-		defer ip.Close()
-		streams := ip.Streams
-		cfg.Stdout, cfg.Stderr = ip.Stdout, ip.Stderr
-		sinks = append(sinks, ip.Sinks...)
-		warn := std
-		if ip.Messages != nil {
-			warn.err = ip.Messages
-		}
-		cfg.Streams = streams
-		cfg.Stdin = std.in
-		cfg.Emitter = emit.New(emit.Options{Source: cmd.String("source"), OnSinkError: sinkWarning(warn)}, sinks...)
-		ag.attach(cfg.Emitter)
-
-		res, err := supervise.Run(ctx, cfg)
-		ag.finish()
-		closeErr := cfg.Emitter.Close()
-		for _, s := range streams {
-			s.Close()
-		}
-		// The streams are closed now: what is left goes to stderr itself.
-		var joined interface{ Unwrap() []error }
-		if errors.As(closeErr, &joined) {
-			for _, e := range joined.Unwrap() {
-				sinkWarning(std)("", e)
-			}
-		}
-		if err != nil {
-			return exitCode(exitUsage, "%v", err)
-		}
-		if res.EventErr != nil {
-			fmt.Fprintf(std.err, "lcwrap: internal error, an event was not written: %v\n", res.EventErr)
-		}
-		switch {
-		case res.StartErr != nil:
-			return exitCode(res.ExitCode, "%s", redact.Text(res.StartErr.Error()))
-		case res.State == jsonl.StateLost:
-			return exitCode(res.ExitCode, "the command's exit status could not be read")
-		}
-		if res.ExitCode != 0 {
-			return exitCode(res.ExitCode, "")
-		}
-		return nil
+		defer p.Close() // restores lcwrap's terminal on every way out, a panic included
+		cfg.PTY = p
 	}
+	if set.JournalPath != "" {
+		if abs, err := filepath.Abs(set.JournalPath); err == nil {
+			cfg.ExtraEnv = append(cfg.ExtraEnv, journal.EnvPath+"="+abs)
+		}
+	}
+	// The child gets lcwrap's own stdio, unless something else must
+	// see or share a stream (supervise.Interpose decides).
+	sinks := set.Sinks(std, false) // the journal sink queues: its lock never holds up the child
+	ip, err := supervise.Interpose(supervise.Outputs{
+		Stdout: output(std.out, ag.stdout(std.out), set.Stdout),
+		Stderr: output(std.err, std.err, set.Stderr),
+		Watch:  cfg.Activity == supervise.ActivityOutput,
+		PTY:    cfg.PTY != nil,
+	})
+	if err != nil {
+		set.Close()
+		return exitCode(exitUsage, "%v", err)
+	}
+	defer ip.Close()
+	streams := ip.Streams
+	cfg.Stdout, cfg.Stderr = ip.Stdout, ip.Stderr
+	sinks = append(sinks, ip.Sinks...)
+	warn := std
+	if ip.Messages != nil {
+		warn.err = ip.Messages
+	}
+	cfg.Streams = streams
+	cfg.Stdin = std.in
+	cfg.Emitter = emit.New(emit.Options{Source: cmd.String("source"), OnSinkError: sinkWarning(warn)}, sinks...)
+	ag.attach(cfg.Emitter)
+
+	res, err := supervise.Run(ctx, cfg)
+	ag.finish()
+	closeErr := cfg.Emitter.Close()
+	for _, s := range streams {
+		s.Close()
+	}
+	// The streams are closed now: what is left goes to stderr itself.
+	var joined interface{ Unwrap() []error }
+	if errors.As(closeErr, &joined) {
+		for _, e := range joined.Unwrap() {
+			sinkWarning(std)("", e)
+		}
+	}
+	if err != nil {
+		return exitCode(exitUsage, "%v", err)
+	}
+	if res.EventErr != nil {
+		fmt.Fprintf(std.err, "lcwrap: internal error, an event was not written: %v\n", res.EventErr)
+	}
+	switch {
+	case res.StartErr != nil:
+		return exitCode(res.ExitCode, "%s", redact.Text(res.StartErr.Error()))
+	case res.State == jsonl.StateLost:
+		return exitCode(res.ExitCode, "the command's exit status could not be read")
+	}
+	if res.ExitCode != 0 {
+		return exitCode(res.ExitCode, "")
+	}
+	return nil
 }
 
 // output describes one of lcwrap's streams for supervise.Interpose: raw is
@@ -190,7 +197,7 @@ func output(raw, w io.Writer, events bool) supervise.Output {
 
 // runConfig reads and checks the run flags; every mistake is a usage
 // error, found before anything is opened or started.
-func runConfig(cmd *cli.Command, argv []string) (supervise.Config, error) {
+func runConfig(cmd flagReader, argv []string) (supervise.Config, error) {
 	cfg := supervise.Config{
 		Argv:          argv,
 		Heartbeat:     cmd.Duration("heartbeat"),

@@ -23,7 +23,7 @@ func notifyRestartFlags() []cli.Flag {
 
 // notifyRestartConfig reads the sd_notify and restart flags into cfg;
 // every mistake is a usage error.
-func notifyRestartConfig(cmd *cli.Command, cfg *supervise.Config) error {
+func notifyRestartConfig(cmd flagReader, cfg *supervise.Config) error {
 	for _, d := range []string{"ready-timeout", "watchdog", "backoff"} {
 		if cmd.Duration(d) < 0 {
 			return usagef(cmd, "--%s must not be negative", d)

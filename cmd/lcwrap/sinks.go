@@ -33,7 +33,7 @@ func writerFlags() []cli.Flag {
 }
 
 // journalPath resolves --journal or the default path.
-func journalPath(cmd *cli.Command) (string, error) {
+func journalPath(cmd flagReader) (string, error) {
 	if p := cmd.String("journal"); p != "" {
 		return p, nil
 	}
@@ -41,7 +41,7 @@ func journalPath(cmd *cli.Command) (string, error) {
 }
 
 // journalOptions reads the journal flags.
-func journalOptions(cmd *cli.Command) (journal.Options, error) {
+func journalOptions(cmd flagReader) (journal.Options, error) {
 	mode, err := journal.ParseFsync(cmd.String("fsync"))
 	if err != nil {
 		return journal.Options{}, usagef(cmd, "--fsync %v", err)
@@ -79,7 +79,7 @@ type sinkSet struct {
 // makes it a refusal to start (exit 125). A bad --emit value is a usage
 // error; a file sink that cannot be opened is a refusal to start too: the
 // user asked for it explicitly and nothing has been started yet.
-func openSinks(cmd *cli.Command, std stdio) (*sinkSet, error) {
+func openSinks(cmd flagReader, std stdio) (*sinkSet, error) {
 	set := &sinkSet{}
 	var specs []emit.SinkSpec
 	for _, v := range cmd.StringSlice("emit") {

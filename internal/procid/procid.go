@@ -174,7 +174,7 @@ func Host() string {
 // BootID returns this boot's id ("" when the system has none).
 func BootID() string {
 	bootOnce.Do(func() {
-		b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+		b, err := readProcFile("/proc/sys/kernel/random/boot_id")
 		if err == nil {
 			bootID = strings.TrimSpace(string(b))
 		}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package procid
+
+import "os"
+
+// readProcFile reads a small file.
+func readProcFile(name string) ([]byte, error) { return os.ReadFile(name) }
