@@ -34,7 +34,7 @@ awk -v w="$(col "$sj" 3)" -v c="$(col "$sj" 6)" 'BEGIN { printf "| status --all 
 awk -v w="$(col "$rp" 3)" -v c="$(col "$rp" 6)" -v b="$(col "$sj" 6)" 'BEGIN { printf "| report --html | %.2f | %.2f | %.2f× | ≤ 2× | `bin/lcwrap report --journal J --html r.html` |\n", w/1000, c/1000, c/b }'
 echo
 echo "top while the journal grows: each refresh after 100 new events (25 new children) costs **${refmed} ms** CPU (median of ${VIEW_ROUNDS:-20}; the most: ${refmax} ms; goal ≤ 5 ms);"
-echo "idle (no new events; the new children's durations are in seconds, so the clock redraws their rows once a second): **${idle} ms CPU per minute** (goal ≤ 20 ms)."
+echo "idle (no new events; the new children's durations are in seconds, so the clock redraws their rows every --interval, 2 s by default): **${idle} ms CPU per minute** (goal ≤ 20 ms)."
 echo "CPU of top is the sum of its threads' run time (/proc/PID/task/*/schedstat)."
 echo
 # The report in a browser: headless Chromium loads it and takes a

@@ -37,8 +37,13 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("lcwrap top", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	path := fs.String("journal", "", "the journal to follow (default: $LCWRAP_JOURNAL, else the state directory's)")
+	interval := fs.Duration("interval", tui.DefaultInterval, "the least time between two redraws of the clock")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(os.Stderr, "lcwrap: %v (see 'lcwrap top --help')\n", err)
+		return exitUsage
+	}
+	if *interval < tui.MinInterval {
+		fmt.Fprintf(os.Stderr, "lcwrap: --interval %v: give at least %v (see 'lcwrap top --help')\n", *interval, tui.MinInterval)
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
@@ -63,7 +68,7 @@ func run(args []string) int {
 		lines = panicking{lines}
 	}
 	live := view.NewLive(lines)
-	m := tui.New(tui.Options{Live: live, Color: !noColor})
+	m := tui.New(tui.Options{Live: live, Color: !noColor, Interval: *interval})
 	var inner tea.Model = m
 	if os.Getenv(panicHook) == "key" {
 		inner = panicOnKey{m}

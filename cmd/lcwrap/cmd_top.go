@@ -5,8 +5,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v3"
+)
+
+// topInterval and minTopInterval are lcwrap-top's default and least
+// -interval (tui.DefaultInterval; a test checks they agree). They are
+// repeated here so that lcwrap links no TUI library.
+const (
+	topInterval    = 2 * time.Second
+	minTopInterval = 100 * time.Millisecond
 )
 
 // topProgram is the program that is `lcwrap top` (cmd/lcwrap-top).
@@ -32,6 +41,7 @@ func topCommand(std stdio) *cli.Command {
 			"apart so the TUI library costs `lcwrap -- CMD` nothing (docs/view.md).",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
+			&cli.DurationFlag{Name: "interval", Value: topInterval, Usage: "the least time between two redraws of the clock (durations, freshness; at least 100ms); keys and new events redraw at once"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error { return topAction(cmd, std) },
 	}
@@ -40,6 +50,9 @@ func topCommand(std stdio) *cli.Command {
 func topAction(cmd *cli.Command, std stdio) error {
 	if cmd.Args().Len() > 0 {
 		return usagef(cmd, "top takes no arguments, not %q", cmd.Args().First())
+	}
+	if cmd.Duration("interval") < minTopInterval {
+		return usagef(cmd, "--interval %v: give at least %v", cmd.Duration("interval"), minTopInterval)
 	}
 	if !isTerminal(std.out) {
 		return exitCode(exitUsage, "%s", notATerminal)
@@ -52,7 +65,7 @@ func topAction(cmd *cli.Command, std stdio) error {
 	if err != nil {
 		return exitCode(1, "top is the program %s, not found beside lcwrap or in $PATH: build it beside lcwrap with 'make build' (bin/lcwrap and bin/lcwrap-top) from the source tree", topProgram)
 	}
-	return execTop(bin, []string{topProgram, "-journal", path}, std)
+	return execTop(bin, []string{topProgram, "-journal", path, "-interval", cmd.Duration("interval").String()}, std)
 }
 
 // findTop looks for lcwrap-top beside the running lcwrap, then in $PATH.

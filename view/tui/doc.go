@@ -7,8 +7,9 @@
 //
 // Idle, it costs no wake-up it can avoid: the model sets one clock timer
 // for the next instant at which a duration or a freshness on the screen
-// would read differently (view.NextChange; at most once a second, none
-// when nothing shown depends on time), the journal wakes it through a
+// would read differently (view.NextChange; at most once an interval,
+// DefaultInterval unless Options.Interval says otherwise; none when
+// nothing shown depends on time), the journal wakes it through a
 // watch of its directory (journal.ReadOptions.Watch), and Screen writes
 // only the lines of a frame that changed, nothing for an unchanged one.
 //

@@ -242,6 +242,13 @@ func TestClockRedrawsWhenTheScreenChanges(t *testing.T) {
 	if !strings.Contains(row(), " 10s ") {
 		t.Fatalf("row at +10.3s: %q", row())
 	}
+	// By default the clock waits DefaultInterval between redraws, though
+	// the seconds change sooner.
+	if due := m.Due(); !due.Equal(now.Add(DefaultInterval)) {
+		t.Fatalf("by default the clock is due at %v, want %v", due, now.Add(DefaultInterval))
+	}
+	m.interval = time.Second // as with --interval 1s
+	m.Update(tickMsg(now))
 	for _, want := range []string{" 11s ", " 12s "} {
 		due := m.Due()
 		if due.IsZero() || due.Sub(now) > time.Second {
