@@ -67,20 +67,20 @@ echo
 EJ="$BENCH_TMP/emit-loop"
 rm -rf "$EJ" && mkdir -p "$EJ"
 loop() { LCWRAP_JOURNAL="$EJ/journal.jsonl" sh -c 'i=0; while [ $i -lt 500 ]; do "$0" emit --child-id loop --kind heartbeat || exit 1; i=$((i+1)); done' "$LCWRAP"; }
-loop # warm the page cache and the checkpoint
-best=0
-for k in 1 2 3; do
-  t0=$(date +%s%N); loop; t1=$(date +%s%N)
-  r=$(awk -v n=500 -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }')
-  [ "$r" -gt "$best" ] && best=$r
-done
 floorloop() { sh -c 'i=0; while [ $i -lt 500 ]; do "$0" -append "$1" || exit 1; i=$((i+1)); done' "$FLOOR" "$EJ/floor.jsonl"; }
-floorloop
-fbest=0
-for k in 1 2 3; do
-  t0=$(date +%s%N); floorloop; t1=$(date +%s%N)
-  r=$(awk -v n=500 -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }')
-  [ "$r" -gt "$fbest" ] && fbest=$r
-done
+# best_rate FN: calls/s of the best of 3 runs of FN (500 calls each),
+# after one that warms the page cache and the checkpoint.
+best_rate() {
+  local best=0 k t0 t1 r
+  "$1"
+  for k in 1 2 3; do
+    t0=$(date +%s%N); "$1"; t1=$(date +%s%N)
+    r=$(awk -v n=500 -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }')
+    [ "$r" -gt "$best" ] && best=$r
+  done
+  echo "$best"
+}
+best=$(best_rate loop)
+fbest=$(best_rate floorloop)
 echo "\`lcwrap emit --child-id loop --kind heartbeat\` from one \`sh\` loop: $best calls/s (best of 3 loops of 500; goal ≥ 500)."
 echo "The Go floor of the same loop (\`bench/gofloor -append FILE\`: a static Go program that appends one line under flock and exits): $fbest calls/s."
