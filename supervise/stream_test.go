@@ -3,35 +3,12 @@
 package supervise
 
 import (
-	"bytes"
-	"sync"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 	"testing"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/lastline"
 )
-
-// syncBuffer is a stream lcwrap writes to.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	err error
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.err != nil {
-		return 0, b.err
-	}
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // newTestStream returns a stream whose timers only fire when the test
 // calls onHold or onWait itself.
@@ -41,7 +18,7 @@ func TestStreamFollowsAPtyToItsEIO(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	out := &syncBuffer{}
+	out := &testtool.Buffer{}
 	s, err := NewStream("test", out)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -15,33 +16,11 @@ import (
 	"time"
 )
 
-// syncBuffer is a stream lcwrap writes to.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	err error
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.err != nil {
-		return 0, b.err
-	}
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // newTestStream returns a stream whose timers only fire when the test
 // calls onHold or onWait itself.
-func newTestStream(t *testing.T) (*Stream, *syncBuffer) {
+func newTestStream(t *testing.T) (*Stream, *testtool.Buffer) {
 	t.Helper()
-	out := &syncBuffer{}
+	out := &testtool.Buffer{}
 	s, err := New("test", out)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +32,7 @@ func newTestStream(t *testing.T) (*Stream, *syncBuffer) {
 }
 
 // childWrite writes p as the child and waits until the stream has taken it.
-func childWrite(t *testing.T, s *Stream, out *syncBuffer, p string) {
+func childWrite(t *testing.T, s *Stream, out *testtool.Buffer, p string) {
 	t.Helper()
 	before := out.String()
 	s.mu.Lock()
@@ -76,20 +55,20 @@ func event(s *Stream, name string) error {
 func TestStreamPlacesEventsAtLineStarts(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		do   func(t *testing.T, s *Stream, out *syncBuffer)
+		do   func(t *testing.T, s *Stream, out *testtool.Buffer)
 		want string
 	}{
-		{"between lines: at once", func(t *testing.T, s *Stream, out *syncBuffer) {
+		{"between lines: at once", func(t *testing.T, s *Stream, out *testtool.Buffer) {
 			childWrite(t, s, out, "one\n")
 			event(s, "a")
 			childWrite(t, s, out, "two\n")
 		}, "one\n{\"event\":\"a\"}\ntwo\n"},
-		{"a held partial line waits behind the event", func(t *testing.T, s *Stream, out *syncBuffer) {
+		{"a held partial line waits behind the event", func(t *testing.T, s *Stream, out *testtool.Buffer) {
 			childWrite(t, s, out, "abc")
 			event(s, "a")
 			childWrite(t, s, out, "def\n")
 		}, "{\"event\":\"a\"}\nabcdef\n"},
-		{"a written partial line is finished first", func(t *testing.T, s *Stream, out *syncBuffer) {
+		{"a written partial line is finished first", func(t *testing.T, s *Stream, out *testtool.Buffer) {
 			childWrite(t, s, out, "Password: ")
 			s.onHold() // the prompt shows
 			event(s, "a")
@@ -99,7 +78,7 @@ func TestStreamPlacesEventsAtLineStarts(t *testing.T) {
 			}
 			childWrite(t, s, out, "ok\nnext")
 		}, "Password: ok\n{\"event\":\"a\"}\n{\"event\":\"b\"}\n"},
-		{"a line left open too long is ended by lcwrap", func(t *testing.T, s *Stream, out *syncBuffer) {
+		{"a line left open too long is ended by lcwrap", func(t *testing.T, s *Stream, out *testtool.Buffer) {
 			childWrite(t, s, out, "abc")
 			s.onHold()
 			event(s, "a")
@@ -135,7 +114,7 @@ func TestStreamPassesBytesThroughUnchanged(t *testing.T) {
 }
 
 func testPassThrough(t *testing.T, shared bool) {
-	out := &syncBuffer{}
+	out := &testtool.Buffer{}
 	s, err := New("test", out)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +148,7 @@ func testPassThrough(t *testing.T, shared bool) {
 }
 
 func TestStreamWriteFailureReachesTheChild(t *testing.T) {
-	out := &syncBuffer{err: syscall.EPIPE}
+	out := &testtool.Buffer{Err: syscall.EPIPE}
 	s, err := New("test", out)
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +205,7 @@ func TestStreamTeeFailureReachesTheChild(t *testing.T) {
 
 // gateWriter blocks its first Write until gate is closed.
 type gateWriter struct {
-	syncBuffer
+	testtool.Buffer
 	entered chan struct{}
 	gate    chan struct{}
 	once    sync.Once
@@ -237,7 +216,7 @@ func (g *gateWriter) Write(p []byte) (int, error) {
 		close(g.entered)
 		<-g.gate
 	})
-	return g.syncBuffer.Write(p)
+	return g.Buffer.Write(p)
 }
 
 func TestStreamDrainKeepsWhatWasWrittenBeforeTheDeadline(t *testing.T) {

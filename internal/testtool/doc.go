@@ -1,5 +1,6 @@
 // Package testtool is for tests that need a program on PATH (jq, git,
 // systemd-notify): locally a missing one skips the test, naming what to
 // install; under CI (CI=true) it fails it, because a skip there would pass
-// a suite that did not run. It promises nothing else.
+// a suite that did not run. Buffer is a stream several goroutines may
+// write to and a test reads back. It promises nothing else.
 package testtool
