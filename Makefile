@@ -31,7 +31,7 @@ test: vet fmt-check
 	  echo "make test: no C compiler (CGO_ENABLED=0): running the tests WITHOUT the race detector; install gcc or clang for it" >&2; \
 	fi
 	$(GO) test $(RACE) -count=1 $(PKGS)
-	$(GO) test $(RACE) -count=1 -tags lcwrap_gopsutil ./internal/procid ./adopt
+	$(GO) test $(RACE) -count=1 -tags lcwrap_gopsutil ./internal/procid ./internal/adopt
 	$(GO) test $(RACE) -count=1 -tags '$(BUILD_TAGS)' -run '^(TestHelp|TestRootHelp)' ./cmd/lcwrap
 
 vet:
@@ -44,28 +44,28 @@ lint: vet fmt-check
 
 # Each fuzz target runs for FUZZTIME, seeded from testdata/.
 fuzz:
-	$(GO) test ./redact -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./redact -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./journal -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
-	$(GO) test ./journal -run '^$$' -fuzz '^FuzzOwnerRecord$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./journal -run '^$$' -fuzz '^FuzzQuarantineReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzOwnerRecord$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzQuarantineReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./cmd/lcwrap -run '^$$' -fuzz '^FuzzQuickFlags$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+	$(GO) test ./internal/projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./internal/notify -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/lastline -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./jsonl -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:

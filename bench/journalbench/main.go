@@ -20,10 +20,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/lcwrap/lcwrap/capabilities"
-	"github.com/lcwrap/lcwrap/emit"
-	"github.com/lcwrap/lcwrap/journal"
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func main() {

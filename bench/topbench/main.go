@@ -21,9 +21,9 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/lcwrap/lcwrap/capabilities"
-	"github.com/lcwrap/lcwrap/journal"
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func main() {

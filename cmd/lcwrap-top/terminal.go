@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/term"
 
-	"github.com/lcwrap/lcwrap/view/tui"
+	"github.com/lcwrap/lcwrap/internal/view/tui"
 )
 
 // terminal is the terminal top owns while it runs: keys in raw mode from

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/testtool"
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/view/viewtest"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/view/viewtest"
 )
 
 var (

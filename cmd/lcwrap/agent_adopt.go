@@ -8,10 +8,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/adopt"
-	"github.com/lcwrap/lcwrap/agent"
-	"github.com/lcwrap/lcwrap/agent/claudecode"
-	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/adopt"
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
+	"github.com/lcwrap/lcwrap/internal/emit"
 )
 
 // registryPoll is how often an adopted agent's own registry is read again.

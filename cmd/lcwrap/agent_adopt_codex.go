@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/adopt"
-	"github.com/lcwrap/lcwrap/agent"
-	"github.com/lcwrap/lcwrap/codex"
-	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/adopt"
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/agent/codex"
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // adoptCodex follows an adopted codex process's session where its own

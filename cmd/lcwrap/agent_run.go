@@ -11,13 +11,13 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/agent"
-	"github.com/lcwrap/lcwrap/agent/claudecode"
-	"github.com/lcwrap/lcwrap/codex"
-	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
+	"github.com/lcwrap/lcwrap/internal/agent/codex"
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/supervise"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
 // agentDrivers are the agent integrations of --agent; exe is lcwrap's own

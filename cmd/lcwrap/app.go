@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/supervise"
+	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -13,11 +13,11 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/term"
 
-	"github.com/lcwrap/lcwrap/adopt"
-	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/adopt"
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/supervise"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
 func adoptCommand(std stdio) *cli.Command {

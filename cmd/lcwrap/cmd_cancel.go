@@ -9,7 +9,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/cancel"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
-	"github.com/lcwrap/lcwrap/projection"
+	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 // The exit codes of lcwrap cancel (docs/orchestrator.md). Every refusal

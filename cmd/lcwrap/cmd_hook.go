@@ -10,11 +10,11 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/agent"
-	"github.com/lcwrap/lcwrap/agent/claudecode"
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
 	"github.com/lcwrap/lcwrap/internal/hookhttp"
-	"github.com/lcwrap/lcwrap/journal"
-	"github.com/lcwrap/lcwrap/supervise"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
 // hookWait bounds every wait of a hook call (the session's state lock,

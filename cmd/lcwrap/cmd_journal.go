@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/journal"
+	"github.com/lcwrap/lcwrap/internal/journal"
 )
 
 func journalCommand(std stdio) *cli.Command {

@@ -13,11 +13,11 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/emit"
-	"github.com/lcwrap/lcwrap/journal"
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/redact"
-	"github.com/lcwrap/lcwrap/supervise"
+	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/redact"
+	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
 const runDescription = `Starts COMMAND with its arguments untouched, on lcwrap's own stdin, stdout

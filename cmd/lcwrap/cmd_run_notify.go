@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/supervise"
+	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
 // notifyRestartFlags are run's sd_notify and restart flags.

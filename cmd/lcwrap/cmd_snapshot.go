@@ -14,8 +14,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/journal"
-	"github.com/lcwrap/lcwrap/projection"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 func snapshotCommand(std stdio) *cli.Command {

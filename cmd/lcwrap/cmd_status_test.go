@@ -17,7 +17,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // lcwrapCmd prepares the lcwrap binary (installed in $PATH by TestMain)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/journal"
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // errFound stops a scan once the cursor event is found.

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/lcwrap/lcwrap/view/tui"
+	"github.com/lcwrap/lcwrap/internal/view/tui"
 )
 
 // lcwrap top passes its --interval to lcwrap-top: the default and the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func validateCommand(std stdio) *cli.Command {

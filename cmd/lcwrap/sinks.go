@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/emit"
-	"github.com/lcwrap/lcwrap/journal"
+	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/journal"
 )
 
 // journalFlags are the flags of every command that reads or writes the

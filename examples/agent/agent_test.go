@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // waitLimit bounds every wait; none is a timing claim.

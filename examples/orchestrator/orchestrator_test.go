@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func TestOrchestrator(t *testing.T) {

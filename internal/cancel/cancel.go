@@ -10,9 +10,9 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
-	"github.com/lcwrap/lcwrap/journal"
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/projection"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 var (

@@ -8,13 +8,13 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lcwrap/lcwrap/capabilities"
-	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
-	"github.com/lcwrap/lcwrap/journal"
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/projection"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 // record appends the events lcwrap run writes for child id whose wrapper

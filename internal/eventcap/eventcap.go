@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/projection"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 // Sink keeps every event written, with its line. Safe for concurrent use.

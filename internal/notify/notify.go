@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/jsonl"
-	"github.com/lcwrap/lcwrap/redact"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
 // The environment of the sd_notify protocol.

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lcwrap/lcwrap/emit"
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // How a Stream shares a stream between the child and event lines.

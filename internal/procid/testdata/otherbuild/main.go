@@ -12,10 +12,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/lcwrap/lcwrap/capabilities"
-	"github.com/lcwrap/lcwrap/emit"
+	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/jsonl"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func main() {

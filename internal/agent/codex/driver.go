@@ -1,0 +1,235 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+)
+
+// Mode is how a codex command line publishes its evidence.
+type Mode int
+
+// The modes of Classify.
+const (
+	// ModeNone: a codex subcommand without session evidence lcwrap reads
+	// (login, mcp, app-server, exec without --json, ...).
+	ModeNone Mode = iota
+	// ModeExec: `codex exec --json`: its stdout is the event stream.
+	ModeExec
+	// ModeInteractive: the TUI (no subcommand, resume, fork): its rollout
+	// file, once proven to be this process's.
+	ModeInteractive
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeExec:
+		return "exec-json"
+	case ModeInteractive:
+		return "interactive"
+	}
+	return "none"
+}
+
+// valueFlag reports whether a is one of codex's options that take a value
+// as the next argument. (Switches, not maps: no cost at lcwrap's start.)
+func valueFlag(a string) bool {
+	switch a {
+	case "-c", "--config", "--enable", "--disable", "--remote", "--remote-auth-token-env", "-i", "--image",
+		"-m", "--model", "--local-provider", "-p", "--profile", "-s", "--sandbox", "-C", "--cd",
+		"-a", "--ask-for-approval", "--add-dir", "--output-schema", "-o", "--output-last-message", "--color":
+		return true
+	}
+	return false
+}
+
+// subcommand reports whether a is a codex subcommand that runs no
+// session of the TUI.
+func subcommand(a string) bool {
+	switch a {
+	case "agents", "review", "login", "logout", "mcp", "plugin", "app-server", "remote-control", "completion",
+		"update", "doctor", "sandbox", "debug", "apply", "a", "queue", "archive", "delete", "migrate-rollouts",
+		"migrate-nfs-db", "unarchive", "cloud", "exec-server", "features", "help", "mcp-server":
+		return true
+	}
+	return false
+}
+
+// Classify says how argv (a codex command line, argv[0] the program)
+// publishes its evidence: exec --json, the interactive TUI, or neither.
+func Classify(argv []string) Mode {
+	args := argv[min(1, len(argv)):]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return ModeInteractive // what follows is the prompt
+		case valueFlag(a):
+			i++
+		case strings.HasPrefix(a, "-"):
+			if a == "--help" || a == "-h" || a == "--version" || a == "-V" {
+				return ModeNone
+			}
+		case a == "exec" || a == "e":
+			for _, b := range args[i+1:] {
+				if b == "--" {
+					break
+				}
+				if b == "--json" || b == "--experimental-json" {
+					return ModeExec
+				}
+				if b == "--help" || b == "-h" {
+					return ModeNone
+				}
+			}
+			return ModeNone
+		case a == "resume" || a == "fork":
+			return ModeInteractive
+		case subcommand(a):
+			return ModeNone
+		default:
+			return ModeInteractive // the first positional is the prompt
+		}
+	}
+	return ModeInteractive
+}
+
+// ProcessMode classifies a running process's command line (read from
+// /proc): the codex binary itself, or node running codex's launcher.
+// Anything else is ModeNone.
+func ProcessMode(argv []string) Mode {
+	if !(Driver{}).Recognize(argv) {
+		return ModeNone
+	}
+	return Classify(withoutNode(argv))
+}
+
+// withoutNode drops a leading `node` from `node …/codex ARGS`.
+func withoutNode(argv []string) []string {
+	if len(argv) >= 2 && (filepath.Base(argv[0]) == "node" || filepath.Base(argv[0]) == "nodejs") {
+		return argv[1:]
+	}
+	return argv
+}
+
+// Driver is the codex integration for runs lcwrap launches (agent.Driver).
+type Driver struct{}
+
+// Source is the source of codex's session events, and the --agent value.
+const Source = "codex"
+
+// Name is the --agent value and the source of the session events.
+func (Driver) Name() string { return Source }
+
+// ChildPrefix starts the child id of every codex session ("cx-…").
+func (Driver) ChildPrefix() string { return "cx" }
+
+// SourceLimits is what this source can never say (Limits).
+func (Driver) SourceLimits() string { return Limits }
+
+// Recognize reports whether argv runs codex: by its base name, also as
+// `node …/codex`.
+func (Driver) Recognize(argv []string) bool {
+	b := agent.BaseName(withoutNode(argv))
+	return b == "codex" || b == "codex.js"
+}
+
+// Limits says what this source can never know (recorded in every
+// session's created event).
+const Limits = "codex's own events: what codex reported, nothing more; no heartbeat, no cancel authority, no prompt or message text, and codex reports no end of a session (it ends when its process does)"
+
+// Prepare sets up the evidence for one run; it never changes the command.
+// exec --json: every line codex prints on stdout is read as it passes
+// through. Interactive: the rollout is followed once proven (Follower),
+// from the moment the process has started.
+func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
+	switch Classify(withoutNode(l.Argv)) {
+	case ModeExec:
+		tap := &execTap{tracker: l.Tracker}
+		tap.lines = NewLines(tap.line)
+		l.Stdout = tap
+		l.Close = tap.close
+		l.Report = tap.report
+	case ModeInteractive:
+		f := NewFollower(l.Tracker)
+		l.Started = f.Start
+		l.Close = f.Stop
+		l.Report = func(t *jsonl.Terminal) {
+			r := f.Report()
+			t.CodexRollout = &r
+		}
+	}
+	return nil
+}
+
+// ownLine starts every event line lcwrap writes.
+var ownLine = []byte(`{"schemaVersion":`)
+
+// execTap feeds the lines of codex's stdout to a Tracker.
+type execTap struct {
+	tracker *agent.Tracker
+	reader  ExecReader
+	lines   *Lines
+
+	mu    sync.Mutex
+	turns int          // turn.completed and turn.failed seen
+	usage jsonl.Counts // the last turn's usage, as codex reported it
+}
+
+func (t *execTap) Write(p []byte) (int, error) { return t.lines.Write(p) }
+
+func (t *execTap) line(b []byte) {
+	if bytes.HasPrefix(b, ownLine) {
+		// lcwrap's own event line: with --emit stdout the events share
+		// the stream that is tapped; codex never prints one.
+		return
+	}
+	out := t.reader.Line(b)
+	for _, o := range out.Observations {
+		if o.Native == "turn.completed" || o.Native == "turn.failed" {
+			t.mu.Lock()
+			t.turns++
+			if o.Facts.Usage != nil {
+				t.usage = o.Facts.Usage
+			}
+			t.mu.Unlock()
+		}
+	}
+	t.tracker.Apply(out)
+}
+
+// close counts what could not be read as a whole line.
+func (t *execTap) close() {
+	if t.lines.Partial() {
+		t.tracker.Apply(agent.Unrecognize(t.reader.Session(), "(unterminated last line)"))
+	}
+	for range t.lines.Oversized {
+		t.tracker.Apply(agent.Unrecognize(t.reader.Session(), "(line over 1 MiB)"))
+	}
+}
+
+// report is codex's own account of the run, attributed to it.
+func (t *execTap) report(term *jsonl.Terminal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.turns == 0 {
+		return
+	}
+	turns := int64(t.turns)
+	r := &jsonl.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
+	if t.usage != nil {
+		u := &jsonl.AgentUsage{}
+		for k, dst := range map[string]**int64{"input": &u.Input, "cacheRead": &u.CacheRead, "cacheCreation": &u.CacheCreation, "output": &u.Output} {
+			if n, ok := t.usage.Get(k); ok {
+				*dst = &n
+			}
+		}
+		r.Usage = u
+	}
+	term.AgentReport = r
+}

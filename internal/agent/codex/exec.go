@@ -1,0 +1,240 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+)
+
+// execLine is one line of `codex exec --json`: the fields lcwrap reads;
+// everything else is ignored.
+type execLine struct {
+	Type     string          `json:"type"`
+	ThreadID string          `json:"thread_id"`
+	Usage    json.RawMessage `json:"usage"`
+	Error    *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+	Message   string            `json:"message"`
+	Item      *execItem         `json:"item"`
+	Questions []json.RawMessage `json:"questions"`
+}
+
+// execItem is a thread item: its type decides which fields it has.
+type execItem struct {
+	Type     string `json:"type"`
+	Status   string `json:"status"`
+	Command  string `json:"command"`
+	ExitCode *int   `json:"exit_code"`
+	Changes  []struct {
+		Path string `json:"path"`
+		Kind string `json:"kind"`
+	} `json:"changes"`
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	Query  string `json:"query"`
+	Error  *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+	Message string `json:"message"`
+	Items   []struct {
+		Completed bool `json:"completed"`
+	} `json:"items"`
+}
+
+// ExecReader maps the lines of one `codex exec --json` stream. Only the
+// first line, thread.started, names the session: the reader keeps it for
+// the lines after it. Not safe for concurrent use.
+type ExecReader struct {
+	session string
+}
+
+// Session returns the thread id seen so far ("" before thread.started).
+func (r *ExecReader) Session() string { return r.session }
+
+// Line maps one line (without its newline). It never fails and never
+// panics: a line it cannot read is unrecognized "(malformed)", a type it
+// does not know unrecognized by its type tag.
+func (r *ExecReader) Line(line []byte) agent.Outcome {
+	var l execLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return agent.Unrecognize(r.session, "(malformed)")
+	}
+	obs := agent.Observation{Session: r.session, Native: cutTag(l.Type)}
+	switch l.Type {
+	case "thread.started":
+		if l.ThreadID == "" {
+			return agent.Unrecognize(r.session, "thread.started without thread_id")
+		}
+		r.session = l.ThreadID
+		obs.Session, obs.Kind, obs.Source = l.ThreadID, agent.SessionStarted, "exec"
+	case "turn.started":
+		obs.Kind = agent.PromptSubmitted
+	case "turn.completed":
+		// exec exits after its turn: no wait for the user follows.
+		obs.Kind, obs.Summary = agent.Note, "turn completed"
+		if u := usage(l.Usage); u != nil {
+			obs.Facts = report(jsonl.Facts{Usage: u})
+		}
+	case "turn.failed":
+		obs.Kind, obs.Reason = agent.ErrorReported, "turn.failed"
+		if l.Error != nil {
+			obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(l.Error.Message))})
+		}
+	case "item.started", "item.updated", "item.completed":
+		if l.Item == nil {
+			return agent.Unrecognize(r.session, l.Type+" without item")
+		}
+		return execItemOutcome(obs, l.Item)
+	case "item.plan.delta":
+		return agent.Ignore(r.session, "plan text delta")
+	case "request_user_input":
+		obs.Kind, obs.WaitingFor = agent.Waiting, agent.WaitInput
+		obs.Summary = fmt.Sprintf("%d question(s)", len(l.Questions))
+	case "error":
+		obs.Kind, obs.Reason = agent.ErrorReported, "error"
+		obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(l.Message))})
+	default:
+		return agent.Unrecognize(r.session, cutTag(l.Type))
+	}
+	return agent.Observe(obs)
+}
+
+// execItemOutcome maps one item event: which tool, on what.
+func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
+	event := obs.Native
+	done := event == "item.completed"
+	tool := func(name, summary string, failed bool) agent.Outcome {
+		if event == "item.updated" {
+			return agent.Ignore(obs.Session, "progress of an item already recorded")
+		}
+		obs.Native = event + ":" + it.Type
+		obs.Tool, obs.Summary, obs.Kind = name, summary, agent.ToolStarted
+		if done {
+			obs.Kind = agent.ToolEnded
+			if failed || it.Status == "failed" || it.Status == "declined" {
+				obs.Kind = agent.ToolFailed
+			}
+		}
+		obs.Facts = jsonl.Facts{Status: cutTag(it.Status)}
+		return agent.Observe(obs)
+	}
+	switch it.Type {
+	case "command_execution":
+		o := tool("command", oneLine(it.Command), it.ExitCode != nil && *it.ExitCode != 0)
+		if it.ExitCode != nil && len(o.Observations) == 1 {
+			o.Observations[0].Facts.ExitCode = ptr(int64(*it.ExitCode))
+		}
+		return o
+	case "file_change":
+		var files []string
+		for _, c := range it.Changes {
+			files = append(files, c.Kind+" "+c.Path)
+		}
+		return tool("file_change", oneLine(strings.Join(files, ", ")), false)
+	case "mcp_tool_call":
+		return tool("mcp:"+cutTag(it.Server)+"."+cutTag(it.Tool), "", it.Error != nil)
+	case "collab_tool_call":
+		return tool("collab:"+cutTag(it.Tool), "", false)
+	case "web_search":
+		return tool("web_search", oneLine(it.Query), false)
+	case "agent_message":
+		if !done {
+			return agent.Ignore(obs.Session, "agent message in progress")
+		}
+		obs.Kind, obs.Summary, obs.Native = agent.Note, "agent message", event+":"+it.Type
+	case "reasoning":
+		return agent.Ignore(obs.Session, "reasoning summary (not recorded)")
+	case "plan":
+		obs.Kind, obs.Summary, obs.Native = agent.Note, "plan "+strings.TrimPrefix(event, "item."), event+":"+it.Type
+	case "todo_list":
+		n := 0
+		for _, t := range it.Items {
+			if t.Completed {
+				n++
+			}
+		}
+		obs.Kind, obs.Native = agent.Note, event+":"+it.Type
+		obs.Summary = fmt.Sprintf("todo list: %d of %d done", n, len(it.Items))
+	case "error":
+		obs.Kind, obs.Reason, obs.Native = agent.ErrorReported, "item.error", event+":"+it.Type
+		obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(it.Message))})
+	default:
+		return agent.Unrecognize(obs.Session, cutTag(event+":"+it.Type))
+	}
+	return agent.Observe(obs)
+}
+
+// report is what codex said about itself: the Tracker records facts as
+// its report (details.reported), never as lcwrap's claim.
+func report(f jsonl.Facts) jsonl.Facts { return f }
+
+func ptr[T any](v T) *T { return &v }
+
+// usageName is lcwrap's name for one of codex's token counts (those of
+// jsonl.AgentUsage where they mean the same); ok is false for a count it
+// does not know.
+func usageName(k string) (name string, ok bool) {
+	switch k {
+	case "input_tokens":
+		return "input", true
+	case "cached_input_tokens":
+		return "cacheRead", true
+	case "cache_write_input_tokens":
+		return "cacheCreation", true
+	case "output_tokens":
+		return "output", true
+	case "reasoning_output_tokens":
+		return "reasoningOutput", true
+	}
+	return "", false
+}
+
+// usage keeps the token counts codex reported (integers only), under
+// lcwrap's names; a count it does not know keeps its name without the
+// "_tokens" suffix. At most 16 counts are kept (codex's names read in
+// sorted order); two names that become one keep the later's count.
+func usage(raw json.RawMessage) jsonl.Counts {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var out jsonl.Counts
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		var n int64
+		if json.Unmarshal(m[k], &n) != nil {
+			continue
+		}
+		name, ok := usageName(k)
+		if !ok {
+			name = cutTag(strings.TrimSuffix(strings.TrimSuffix(k, "_tokens"), "_token"))
+		}
+		if _, seen := out.Get(name); !seen && len(out) >= 16 {
+			continue
+		}
+		out.Set(name, n)
+	}
+	return out
+}
+
+// oneLine makes text one short line.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:160]) + "…"
+	}
+	return s
+}
+
+// cutTag bounds a foreign type tag.
+func cutTag(s string) string {
+	if r := []rune(s); len(r) > 64 {
+		return string(r[:64])
+	}
+	return s
+}

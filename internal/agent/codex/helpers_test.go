@@ -1,0 +1,86 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/eventcap"
+	"github.com/lcwrap/lcwrap/internal/mockresponses"
+	"github.com/lcwrap/lcwrap/internal/testtool"
+)
+
+func newTracker(t *testing.T, cfg agent.Config) (*agent.Tracker, *eventcap.Sink) {
+	t.Helper()
+	sink := &eventcap.Sink{}
+	cfg.Source = "codex"
+	cfg.Emitter = emit.New(emit.Options{Source: "codex"}, sink)
+	if cfg.Prefix == "" {
+		cfg.Prefix = "cx"
+	}
+	return agent.New(cfg), sink
+}
+
+// feed applies every line of data with read.
+func feed(tr *agent.Tracker, data []byte, read func([]byte) agent.Outcome) {
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			tr.Apply(read(l))
+		}
+	}
+}
+
+// requireCodex returns the codex CLI's path; without it the test skips
+// locally and fails under CI.
+func requireCodex(t *testing.T) string {
+	t.Helper()
+	return testtool.Need(t, "codex", "npm install -g @openai/codex@0.171.0")
+}
+
+// codexEnv is a private HOME and CODEX_HOME pointed at a mock serving
+// script; it returns the environment, the CODEX_HOME and the mock.
+func codexEnv(t *testing.T, script ...mockresponses.Step) ([]string, string, *mockresponses.Server) {
+	t.Helper()
+	srv, err := mockresponses.Start(script...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	home := t.TempDir()
+	ch := filepath.Join(home, ".codex")
+	if err := mockresponses.WriteCodexHome(ch, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOME="+home, "CODEX_HOME="+ch, mockresponses.EnvKey+"=sk-lcwrap-test-not-a-key", "NO_COLOR=1")
+	t.Cleanup(func() { mockresponses.StopDaemons(ch) })
+	return env, ch, srv
+}
+
+// runExec runs `codex exec --json` with a prompt and returns its stdout.
+func runExec(t *testing.T, env []string, prompt string) []byte {
+	t.Helper()
+	return runExecStatus(t, env, prompt, 0)
+}
+
+// runExecStatus is runExec for a run that must exit with code.
+func runExecStatus(t *testing.T, env []string, prompt string, code int) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, requireCodex(t), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt)
+	cmd.Env = env
+	cmd.Dir = t.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ctx.Err() != nil || cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != code {
+		t.Fatalf("codex exec: %v, want exit code %d\nstdout:\n%s\nstderr:\n%s", err, code, out, stderr.Bytes())
+	}
+	return out
+}

@@ -1,0 +1,813 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+)
+
+// ownerFile is the owner record inside the lock directory.
+const ownerFile = "owner.json"
+
+// Protocol is the marker lcwrap writes into owner records it makes while
+// holding the kernel lock (docs/journal.md, "Lock"). Under the kernel lock,
+// a lock directory whose record carries it is provably abandoned.
+const Protocol = "lcwrap-kernel-lock/1"
+
+// Acquisition backs off from minBackoff, doubling up to maxBackoff, with
+// jitter. The lock is held for tens of microseconds, so the first retries
+// are short.
+const (
+	minBackoff      = 20 * time.Microsecond
+	maxBackoff      = 2 * time.Millisecond
+	staleCheckEvery = 10 * time.Millisecond
+)
+
+// owner is <journal>.lock/owner.json. pid, token and createdAt are the
+// reference writer's fields; the others are lcwrap's: startTime, bootId
+// and host tell a reused pid apart from the owner, pidNs names the PID
+// namespace the pid belongs to, protocol says the owner held the kernel
+// lock while it made the record.
+type owner struct {
+	PID       int    `json:"pid"`
+	Token     string `json:"token"`
+	CreatedAt int64  `json:"createdAt"`
+	StartTime uint64 `json:"startTime,omitempty"`
+	// StartClock is StartTime's unit (omitted: clock ticks).
+	StartClock procid.Clock `json:"startClock,omitempty"`
+	BootID     string       `json:"bootId,omitempty"`
+	Host       string       `json:"host,omitempty"`
+	PIDNS      string       `json:"pidNs,omitempty"`
+	Protocol   string       `json:"protocol,omitempty"`
+}
+
+func (o owner) String() string {
+	s := fmt.Sprintf("pid %d", o.PID)
+	if o.Host != "" {
+		s += " on " + o.Host
+	}
+	if o.CreatedAt > 0 {
+		s += ", locked at " + time.UnixMilli(o.CreatedAt).UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	if o.Protocol == "" {
+		s += " (a writer without the kernel lock)"
+	}
+	return s
+}
+
+// appendJSON encodes the record as encoding/json would (without
+// reflection: it is on every writer's start-up path).
+func (o owner) appendJSON(b []byte) []byte {
+	b = append(b, `{"pid":`...)
+	b = strconv.AppendInt(b, int64(o.PID), 10)
+	b = append(b, `,"token":`...)
+	b = jsonl.AppendString(b, o.Token)
+	b = append(b, `,"createdAt":`...)
+	b = strconv.AppendInt(b, o.CreatedAt, 10)
+	if o.StartTime != 0 {
+		b = append(b, `,"startTime":`...)
+		b = strconv.AppendUint(b, o.StartTime, 10)
+	}
+	for _, f := range [...]struct{ k, v string }{
+		{"startClock", string(o.StartClock)}, {"bootId", o.BootID}, {"host", o.Host},
+		{"pidNs", o.PIDNS}, {"protocol", o.Protocol},
+	} {
+		if f.v != "" {
+			b = append(b, `,"`...)
+			b = append(b, f.k...)
+			b = append(b, `":`...)
+			b = jsonl.AppendString(b, f.v)
+		}
+	}
+	return append(b, '}')
+}
+
+// lcwrapOwner reports whether the record was made under the kernel lock.
+func (o owner) lcwrapOwner() bool { return o.Protocol == Protocol }
+
+var (
+	selfOnce sync.Once
+	self     procid.Identity
+	selfNS   string
+)
+
+// selfIdentity is this process's identity; only the pid when /proc cannot
+// tell more.
+func selfIdentity() (procid.Identity, string) {
+	selfOnce.Do(func() {
+		id, err := procid.Self()
+		if err != nil {
+			id = procid.Identity{PID: os.Getpid(), Host: procid.Host(), BootID: procid.BootID()}
+		}
+		self = id
+		selfNS = pidNamespace()
+	})
+	return self, selfNS
+}
+
+// pidNamespace names this process's PID namespace ("pid:[4026531836]"),
+// "" when the system does not say.
+func pidNamespace() string {
+	s, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// locker implements the lock protocol for one journal: the kernel lock on
+// <journal>.lock.kernel (flock, released by the kernel when its holder
+// dies), then the reference lock directory <journal>.lock.
+//
+// Taking the directory makes <journal>.lock appear atomically with
+// owner.json inside. Where the file system supports renameat2, the locker
+// prepares its own directory once (<journal>.lock.idle-<hex>, with
+// owner.json, on which it holds a flock for its whole life so that others
+// can tell it is alive), rewrites the record in place before each use and
+// renames the directory to the lock path; releasing renames it back.
+// Other writers cannot tell the difference: mkdir of the lock path fails
+// while it is there, as it would for a directory made with mkdir.
+// Elsewhere it falls back to mkdir and a new owner.json each time.
+type locker struct {
+	dir   string
+	stale time.Duration
+	table procid.Table // the process table that judges owners (tests replace it)
+
+	noRename bool // renameat2 unsupported here: use mkdir
+	// noKernel behaves like a writer from before the kernel lock (tests
+	// use it to play older lcwrap binaries and reference writers).
+	noKernel bool
+	kf       *os.File // <journal>.lock.kernel, open while the locker lives
+	kheld    bool     // we hold the kernel lock now
+	spare    *spare   // our prepared directory, nil until needed
+	swept    bool     // spares of dead writers were looked for
+	// onForeign is called (under the lock) when a lock directory turns out
+	// to be held by a writer without the kernel lock.
+	onForeign func(owner)
+}
+
+// spare is a prepared lock directory.
+type spare struct {
+	dir  string   // its idle path
+	f    *os.File // its owner.json, flocked while we live
+	held bool     // it is at the lock path now
+}
+
+var (
+	// errBusy means the lock is held: wait and try again.
+	errBusy = errors.New("lock held")
+	// errNoRename means renameat2 is unsupported on this file system.
+	errNoRename = errors.New("no atomic rename without replace")
+)
+
+// recordSize is the size owner records are padded to, so a record
+// rewritten in place never leaves bytes of the previous one behind.
+const recordSize = 512
+
+func (l *locker) kernelPath() string { return l.dir + ".kernel" }
+
+// acquire takes the lock and returns our token.
+//
+// Outcomes: the token and nil; a *LockTimeoutError (ErrLockTimeout) when
+// the lock stayed held for timeout; an *fs.PathError wrapping ErrSymlink
+// when the lock path is a symlink; an error when the lock path is not a
+// directory or the lock cannot be made for another reason.
+func (l *locker) acquire(timeout time.Duration) (string, error) {
+	start := time.Now()
+	deadline := start.Add(timeout)
+	if err := l.lockKernel(start, deadline); err != nil {
+		return "", err
+	}
+	tok, err := l.acquireDir(start, deadline)
+	if err != nil {
+		l.unlockKernel()
+	}
+	return tok, err
+}
+
+// lockKernel takes the flock on the sidecar, making sure the one locked is
+// still the one at its path (a sidecar deleted and recreated would
+// otherwise let two writers each lock their own).
+func (l *locker) lockKernel(start, deadline time.Time) error {
+	if l.noKernel {
+		return nil
+	}
+	wait := minBackoff
+	for {
+		if l.kf == nil {
+			f, err := openFile(l.kernelPath(), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+			if err != nil {
+				return journalPathError("journal lock", l.kernelPath(), err)
+			}
+			l.kf = f
+		}
+		err := unix.Flock(int(l.kf.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			ffi, ferr := l.kf.Stat()
+			pfi, perr := os.Lstat(l.kernelPath())
+			if ferr == nil && perr == nil && os.SameFile(ffi, pfi) {
+				l.kheld = true
+				return nil
+			}
+			l.kf.Close() // replaced under us: lock the one there now
+			l.kf = nil
+			continue
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			return fmt.Errorf("journal lock %s: flock: %w", l.kernelPath(), err)
+		}
+		now := time.Now()
+		if now.After(deadline) {
+			e := l.timeoutError(now.Sub(start))
+			e.Why = "another lcwrap writer held the kernel lock the whole time (it is alive: the kernel releases it when its holder dies)"
+			return e
+		}
+		d := wait/2 + rand.N(wait/2+1)
+		pause(max(min(d, time.Until(deadline)), time.Microsecond))
+		wait = min(2*wait, maxBackoff)
+	}
+}
+
+func (l *locker) unlockKernel() {
+	if l.kheld {
+		unix.Flock(int(l.kf.Fd()), unix.LOCK_UN)
+		l.kheld = false
+	}
+}
+
+// acquireDir takes the lock directory, with the kernel lock held.
+func (l *locker) acquireDir(start, deadline time.Time) (string, error) {
+	wait := minBackoff
+	var lastCheck time.Time // zero: the first busy attempt judges at once
+	for {
+		tok, err := l.try()
+		if err == nil {
+			return tok, nil
+		}
+		if !errors.Is(err, errBusy) {
+			return "", err
+		}
+		now := time.Now()
+		// An abandoned lcwrap directory is reclaimed at the first look; a
+		// foreign owner is judged again every staleCheckEvery.
+		if now.Sub(lastCheck) >= staleCheckEvery {
+			lastCheck = now
+			tok, reclaimed, err := l.reclaimIfStale()
+			if err != nil {
+				return "", err
+			}
+			if tok != "" {
+				return tok, nil
+			}
+			if reclaimed {
+				continue
+			}
+		}
+		if now.After(deadline) {
+			return "", l.timeoutError(now.Sub(start))
+		}
+		d := wait/2 + rand.N(wait/2+1)
+		pause(max(min(d, time.Until(deadline)), time.Microsecond))
+		wait = min(2*wait, maxBackoff)
+	}
+}
+
+// try makes one attempt; errBusy when the lock is held.
+func (l *locker) try() (string, error) {
+	if !l.noRename {
+		tok, err := l.trySpare()
+		if !errors.Is(err, errNoRename) {
+			return tok, err
+		}
+		l.noRename = true
+	}
+	return l.tryMkdir()
+}
+
+func (l *locker) trySpare() (string, error) {
+	tok, err := l.refreshSpare()
+	if err != nil {
+		return "", err
+	}
+	err = renameNoReplace(l.spare.dir, l.dir)
+	switch {
+	case err == nil:
+		l.spare.held = true
+		return tok, nil
+	case errors.Is(err, fs.ErrExist), errors.Is(err, syscall.ENOTEMPTY):
+		return "", errBusy
+	case errors.Is(err, errors.ErrUnsupported), errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENOSYS):
+		l.close()
+		return "", errNoRename
+	case errors.Is(err, fs.ErrNotExist):
+		l.dropSpare() // our directory vanished: make another next time
+		return "", errBusy
+	}
+	return "", fmt.Errorf("journal lock %s: %w", l.dir, err)
+}
+
+// refreshSpare makes sure our spare exists and holds a fresh record.
+func (l *locker) refreshSpare() (string, error) {
+	if l.spare == nil {
+		if err := l.prepare(); err != nil {
+			return "", err
+		}
+	}
+	tok, rec := l.newRecord()
+	if _, err := l.spare.f.WriteAt(rec, 0); err != nil {
+		l.close()
+		return "", fmt.Errorf("journal lock %s: writing the owner record: %w", l.dir, err)
+	}
+	// The directory's mtime is left as it is: every judge takes the
+	// younger of it and createdAt, which is fresh.
+	return tok, nil
+}
+
+func (l *locker) dropSpare() {
+	if l.spare != nil {
+		l.spare.f.Close()
+		l.spare = nil
+	}
+}
+
+// prepare makes our spare lock directory, after removing spares left by
+// dead writers.
+func (l *locker) prepare() error {
+	if !l.swept {
+		l.swept = true
+		if s := l.sweepSpares(); s != nil {
+			l.spare = s // a free one, left by a writer that is gone
+			return nil
+		}
+	}
+	var raw [8]byte
+	random(raw[:])
+	dir := fmt.Sprintf("%s.idle-%x", l.dir, raw)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("journal lock %s: %w", l.dir, err)
+	}
+	f, err := openFile(filepath.Join(dir, ownerFile), os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		os.Remove(dir)
+		return fmt.Errorf("journal lock %s: %w", l.dir, err)
+	}
+	if !l.noKernel {
+		unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) // ours alone: it was just made
+	}
+	l.spare = &spare{dir: dir, f: f}
+	return nil
+}
+
+// sweepSpares looks at the spare directories beside the lock. A free
+// lcwrap spare (nobody holds a flock on its owner.json: its writer closed
+// the journal or died) is adopted — the first one, returned with our flock
+// on it — or removed; others are judged like a stale lock and removed when
+// their writer is gone. Live writers' spares are kept. So spares are
+// reused, and no more of them stay than writers ran at once.
+func (l *locker) sweepSpares() *spare {
+	parent, base := filepath.Dir(l.dir), filepath.Base(l.dir)
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	var adopted *spare
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || !strings.HasPrefix(name, base+".") {
+			continue
+		}
+		rest := name[len(base)+1:]
+		if !strings.HasPrefix(rest, "idle-") && !strings.HasPrefix(rest, "stale-") {
+			continue
+		}
+		p := filepath.Join(parent, name)
+		if !l.noKernel && strings.HasPrefix(rest, "idle-") {
+			if f := freeSpare(p); f != nil {
+				if adopted == nil {
+					adopted = &spare{dir: p, f: f}
+					continue
+				}
+				os.Remove(filepath.Join(p, ownerFile))
+				os.Remove(p)
+				f.Close()
+				continue
+			}
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if !l.spareAbandoned(p, fi) {
+			continue
+		}
+		os.Remove(filepath.Join(p, ownerFile))
+		os.Remove(p) // fails, harmlessly, when it holds anything else
+	}
+	return adopted
+}
+
+// freeSpare returns dir's owner.json, flocked by us, when it is an lcwrap
+// spare nobody holds; nil otherwise.
+func freeSpare(dir string) *os.File {
+	f, err := openFile(filepath.Join(dir, ownerFile), os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	var b [recordSize]byte
+	n, _ := f.ReadAt(b[:], 0)
+	if !bytes.Contains(b[:n], []byte(`"protocol":"`+Protocol+`"`)) {
+		f.Close()
+		return nil
+	}
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
+// spareAbandoned reports whether a prepared (or set-aside) directory's
+// writer is gone.
+func (l *locker) spareAbandoned(p string, fi fs.FileInfo) bool {
+	o, err := readOwner(p)
+	if err == nil && o.lcwrapOwner() {
+		f, err := os.OpenFile(filepath.Join(p, ownerFile), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+			return false // its writer is alive
+		}
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		return true
+	}
+	return l.judge(p, fi).why == ""
+}
+
+// close lets our spare directory go (it stays, free, for the next
+// writer to adopt; without the kernel lock it is removed) and closes the
+// kernel lock's file.
+func (l *locker) close() {
+	if l.spare != nil {
+		if !l.spare.held && l.noKernel {
+			os.Remove(filepath.Join(l.spare.dir, ownerFile))
+			os.Remove(l.spare.dir)
+		}
+		l.spare.f.Close() // releases our flock on it: it is free now
+		l.spare = nil
+	}
+	if l.kf != nil {
+		l.unlockKernel()
+		l.kf.Close()
+		l.kf = nil
+	}
+}
+
+// newRecord returns a fresh token and the owner record holding it.
+func (l *locker) newRecord() (string, []byte) {
+	var raw [16]byte
+	random(raw[:])
+	tok := hex.EncodeToString(raw[:])
+	id, ns := selfIdentity()
+	o := owner{
+		PID: id.PID, Token: tok, CreatedAt: time.Now().UnixMilli(),
+		StartTime: id.StartTime, StartClock: id.Clock, BootID: id.BootID, Host: id.Host, PIDNS: ns,
+	}
+	if !l.noKernel {
+		o.Protocol = Protocol
+	}
+	b := o.appendJSON(make([]byte, 0, recordSize))
+	if pad := recordSize - 1 - len(b); pad > 0 {
+		b = append(b, bytes.Repeat([]byte(" "), pad)...)
+	}
+	return tok, append(b, '\n')
+}
+
+// tryMkdir is the portable attempt: mkdir, then a new owner.json.
+func (l *locker) tryMkdir() (string, error) {
+	err := os.Mkdir(l.dir, 0o700)
+	if errors.Is(err, fs.ErrExist) {
+		return "", errBusy
+	}
+	if err != nil {
+		return "", fmt.Errorf("journal lock %s: %w", l.dir, err)
+	}
+	tok, rec := l.newRecord()
+	name := filepath.Join(l.dir, ownerFile)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrNotExist) {
+		// A reclaimer moved the old lock away and another writer's record
+		// landed in our directory: it is theirs.
+		return "", errBusy
+	}
+	if err != nil {
+		os.Remove(l.dir) // empty: ours, made a moment ago
+		return "", fmt.Errorf("journal lock %s: writing the owner record: %w", l.dir, err)
+	}
+	_, werr := f.Write(rec)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(name)
+		os.Remove(l.dir)
+		return "", fmt.Errorf("journal lock %s: writing the owner record: %w", l.dir, err)
+	}
+	return tok, nil
+}
+
+// readOwner reads dir/owner.json without following a symlink.
+func readOwner(dir string) (owner, error) {
+	f, err := os.OpenFile(filepath.Join(dir, ownerFile), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return owner{}, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return owner{}, err
+	}
+	return parseOwner(b)
+}
+
+// parseOwner decodes an owner record: a JSON object with a positive pid
+// and a token (createdAt and lcwrap's fields are optional).
+func parseOwner(b []byte) (owner, error) {
+	var o owner
+	if err := json.Unmarshal(b, &o); err != nil {
+		return owner{}, fmt.Errorf("%w: owner record is not JSON: %v", errNoOwner, err)
+	}
+	if o.PID <= 0 || o.Token == "" {
+		return owner{}, fmt.Errorf("%w: owner record lacks pid or token", errNoOwner)
+	}
+	return o, nil
+}
+
+// errNoOwner marks an owner record that is missing its required fields.
+var errNoOwner = errors.New("no usable owner record")
+
+// release gives the lock up if it still holds our token: our spare is
+// renamed back to its idle path, or owner.json and the directory are
+// removed; then the kernel lock is released.
+//
+// Outcomes: nil; an error wrapping ErrLockLost when the record is missing
+// or names another token (nothing is removed then); an I/O error from the
+// removal.
+func (l *locker) release(token string) error {
+	defer l.unlockKernel()
+	if l.spare != nil && l.spare.held && l.ownsLockPath(token) {
+		// Our spare's owner.json is at the lock path and still holds our
+		// token: a stat and a pread instead of an open and a read.
+		if renameNoReplace(l.dir, l.spare.dir) == nil {
+			l.spare.held = false
+			return nil
+		}
+	}
+	o, err := readOwner(l.dir)
+	if err == nil && o.Token != token {
+		err = fmt.Errorf("it now belongs to %s (another token)", o)
+	}
+	if err != nil {
+		if l.spare != nil && l.spare.held {
+			l.dropSpare() // moved away by someone else: not ours to touch
+		}
+		return fmt.Errorf("%w: %s: %v; nothing removed", ErrLockLost, l.dir, err)
+	}
+	if l.spare != nil && l.spare.held {
+		if renameNoReplace(l.dir, l.spare.dir) == nil {
+			l.spare.held = false
+			return nil
+		}
+		l.dropSpare()
+	}
+	if err := os.Remove(filepath.Join(l.dir, ownerFile)); err != nil {
+		return fmt.Errorf("journal lock %s: %w", l.dir, err)
+	}
+	if err := os.Remove(l.dir); err != nil {
+		return fmt.Errorf("journal lock %s: %w", l.dir, err)
+	}
+	return nil
+}
+
+// ownsLockPath reports whether the owner.json at the lock path is our
+// spare's file (same inode) and holds token.
+func (l *locker) ownsLockPath(token string) bool {
+	pfi, err := os.Lstat(filepath.Join(l.dir, ownerFile))
+	if err != nil {
+		return false
+	}
+	ffi, err := l.spare.f.Stat()
+	if err != nil || !os.SameFile(pfi, ffi) {
+		return false
+	}
+	var b [recordSize]byte
+	n, _ := l.spare.f.ReadAt(b[:], 0)
+	return bytes.Contains(b[:n], []byte(`"token":"`+token+`"`)) // tokens are hex
+}
+
+// judgement is what judge concluded about a lock directory.
+type judgement struct {
+	owner    owner
+	hasOwner bool
+	why      string // why it may not be reclaimed ("" when it may)
+}
+
+// judge decides whether the lock directory dir (described by fi) may be
+// reclaimed. With the kernel lock held, a record carrying the protocol
+// marker is abandoned: its writer held the kernel lock while it held the
+// directory, and we hold it now. Any other directory only when it is
+// older than the stale age AND its owner is demonstrably dead on this host
+// and in this PID namespace. A directory without a usable owner record
+// may be reclaimed once it is older than the stale age (a live owner
+// writes the record right after mkdir).
+func (l *locker) judge(dir string, fi fs.FileInfo) judgement {
+	var j judgement
+	o, err := readOwner(dir)
+	switch {
+	case err == nil:
+		j.owner, j.hasOwner = o, true
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNoOwner), errors.Is(err, syscall.ELOOP):
+		// no owner record: judged by age alone
+	default:
+		j.why = "its owner record cannot be read (" + err.Error() + "); lcwrap never reclaims a lock it cannot judge"
+		return j
+	}
+	if j.hasOwner && o.lcwrapOwner() && l.kheld {
+		return j // abandoned: see above
+	}
+	age, known := lockAge(fi, o, j.hasOwner, time.Now())
+	young := known && age < l.stale
+	if !j.hasOwner {
+		if young {
+			j.why = fmt.Sprintf("it has no owner record and is %v old, younger than the stale age (%v); it is reclaimed once older", age.Round(time.Millisecond), l.stale)
+		}
+		return j
+	}
+	v := l.check(o)
+	switch {
+	case v.Status == procid.Alive:
+		j.why = fmt.Sprintf("its owner is alive (%s); a live owner's lock is never reclaimed, however old: it is held until that process releases it or exits", v.Reason)
+	case v.Status != procid.Gone:
+		j.why = "its owner is not provably dead (" + v.Status.String() + ": " + v.Reason + "); such a lock is never reclaimed"
+	case young:
+		j.why = fmt.Sprintf("its owner is dead, but the lock is %v old, younger than the stale age (%v); it is reclaimed once older", age.Round(time.Millisecond), l.stale)
+	}
+	return j
+}
+
+// check judges an owner's process; a pid recorded in another PID namespace
+// is never judged gone (it names another process here).
+func (l *locker) check(o owner) procid.Verdict {
+	if _, ns := selfIdentity(); o.PIDNS != "" && o.PIDNS != ns {
+		return procid.Verdict{Status: procid.Unknown, Reason: "its pid belongs to another PID namespace (" + o.PIDNS + "), which this process cannot inspect"}
+	}
+	return procid.Check(l.table, procid.Identity{PID: o.PID, StartTime: o.StartTime, Clock: o.StartClock, BootID: o.BootID, Host: o.Host})
+}
+
+// lockAge is the age of a lock: the younger of its directory's mtime and
+// its record's createdAt. A time in the future is no evidence of youth
+// (a clock that jumped, or a forged record) and is ignored; when neither
+// time is usable the age is not known.
+func lockAge(fi fs.FileInfo, o owner, hasOwner bool, now time.Time) (time.Duration, bool) {
+	age, known := time.Duration(0), false
+	if d := now.Sub(fi.ModTime()); d >= 0 {
+		age, known = d, true
+	}
+	if hasOwner && o.CreatedAt > 0 {
+		if d := now.Sub(time.UnixMilli(o.CreatedAt)); d >= 0 && (!known || d < age) {
+			age, known = d, true
+		}
+	}
+	return age, known
+}
+
+// reclaimIfStale replaces an abandoned or stale lock directory.
+//
+// On Linux the judged directory is swapped with our spare by
+// renameat2(RENAME_EXCHANGE): our spare (with our record) lands at the
+// lock path and the judged directory at our spare's name, where its inode
+// is checked. Only when it is the one judged is it removed; anything else
+// is swapped back. Elsewhere it is renamed aside and checked the same way.
+//
+// Outcomes: our token when the lock was reclaimed and is ours (the
+// exchange); true when it was reclaimed and is free (try again); false
+// when it may not be reclaimed or changed meanwhile; an *fs.PathError wrapping ErrSymlink when the lock
+// path is a symlink; an error when it is not a directory (lcwrap never
+// removes it then).
+func (l *locker) reclaimIfStale() (string, bool, error) {
+	fi, err := os.Lstat(l.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("journal lock %s: %w", l.dir, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return "", false, &fs.PathError{Op: "journal lock", Path: l.dir, Err: ErrSymlink}
+	}
+	if !fi.IsDir() {
+		return "", false, fmt.Errorf("journal lock %s exists but is not a directory; lcwrap will not remove it: move it away once no writer uses the journal", l.dir)
+	}
+	j := l.judge(l.dir, fi)
+	if j.hasOwner && !j.owner.lcwrapOwner() && l.onForeign != nil {
+		l.onForeign(j.owner)
+	}
+	if j.why != "" {
+		return "", false, nil
+	}
+	aside, tok, err := l.setAside()
+	exchanged := tok != ""
+	if err != nil || aside == "" {
+		return "", false, nil // released or reclaimed meanwhile: try again
+	}
+	// Make sure we hold the directory we judged.
+	afi, err := os.Lstat(aside)
+	same := err == nil && os.SameFile(afi, fi)
+	if same {
+		o, err := readOwner(aside)
+		if j.hasOwner {
+			same = err == nil && o.Token == j.owner.Token
+		} else {
+			same = err != nil
+		}
+	}
+	if !same {
+		// Put it back; if that fails, leave it aside: removing another
+		// writer's lock is never an option.
+		if exchanged {
+			if exchange(aside, l.dir) != nil {
+				l.dropSpare()
+			}
+		} else {
+			renameNoReplace(aside, l.dir)
+		}
+		return "", false, nil
+	}
+	os.Remove(filepath.Join(aside, ownerFile))
+	if os.Remove(aside) != nil {
+		// It holds something else: keep it, under a name the sweep knows.
+		var raw [8]byte
+		random(raw[:])
+		os.Rename(aside, fmt.Sprintf("%s.stale-%x", l.dir, raw))
+	}
+	if exchanged {
+		// Our spare is at the lock path now; release puts it back.
+		l.spare.held = true
+	}
+	return tok, true, nil
+}
+
+// setAside moves the directory at the lock path out of the way: swapped
+// with our spare (tok is the token of our record, now at the lock path) or
+// renamed to a fresh name (tok "").
+func (l *locker) setAside() (aside, tok string, err error) {
+	if !l.noRename {
+		tok, err := l.refreshSpare()
+		if err != nil {
+			return "", "", err
+		}
+		if err := exchange(l.spare.dir, l.dir); err == nil {
+			return l.spare.dir, tok, nil
+		} else if !errors.Is(err, errors.ErrUnsupported) && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOSYS) {
+			return "", "", nil
+		}
+	}
+	var raw [8]byte
+	random(raw[:])
+	aside = fmt.Sprintf("%s.stale-%x", l.dir, raw)
+	if err := os.Rename(l.dir, aside); err != nil {
+		return "", "", nil
+	}
+	return aside, "", nil
+}
+
+func (l *locker) timeoutError(waited time.Duration) *LockTimeoutError {
+	e := &LockTimeoutError{Lock: l.dir, Waited: waited, Why: "other writers kept taking it"}
+	fi, err := os.Lstat(l.dir)
+	if err != nil || !fi.IsDir() {
+		return e
+	}
+	j := l.judge(l.dir, fi)
+	if j.hasOwner {
+		e.Owner = j.owner.String()
+	}
+	if j.why != "" {
+		e.Why = j.why
+	}
+	return e
+}

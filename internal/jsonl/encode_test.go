@@ -1,0 +1,73 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/lcwrap/lcwrap/internal/capabilities"
+)
+
+// stdEncode is the oracle: encoding/json with HTML escaping off.
+func stdEncode(t *testing.T, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+type identityLike struct {
+	PID  int    `json:"pid"`
+	Host string `json:"host,omitempty"`
+}
+
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	evs := []Event{
+		{SchemaVersion: 1, EventID: "e/c/1", Source: "lcwrap", SourceEpoch: "e", ChildID: "c",
+			Lineage: Lineage{RootChildID: "c"}, Kind: KindCreated, State: StateCreated, ObservedAt: "2026-11-30T14:00:00.000Z",
+			Sequence: Int64(1), Details: json.RawMessage(`{ "a" : [1, 2,{"b":null}] }`), Capabilities: capabilities.Launched(true).Set},
+		{SchemaVersion: 1, EventID: "x\"y\\z\u2028\x01<>&", Source: "s\tq", SourceEpoch: "ép", ChildID: "c\xff\xfe",
+			Lineage: Lineage{RootChildID: "r", Attempt: 3, External: true, ParentChildID: "p", AdoptedAt: "2026-11-30T14:00:00Z"},
+			Kind:    KindActivity, ObservedAt: "2026-11-30T14:00:00Z", Activity: "line\r\n\b\f\u2029 😀", Capabilities: capabilities.AllUnknown()},
+		{},
+	}
+	for _, ev := range evs {
+		got := ev.AppendJSON(nil)
+		if want := stdEncode(t, &ev); !bytes.Equal(got, want) {
+			t.Errorf("AppendJSON:\n got %s\nwant %s", got, want)
+		}
+	}
+	vals := []any{
+		nil, "s\x00\"", true, 42, int64(-7), uint64(1 << 63), []string{"a", "b\n"}, []string(nil), []int{1, 2},
+		[]any{1, "x", nil, map[string]any{"z": 1, "a": []any{}}}, map[string]any{"b": 1, "a": "x", "é": false, "": nil},
+		json.RawMessage(` { "k" : 1 } `), identityLike{PID: 5}, 1.5, map[string]any{"id": identityLike{PID: 1, Host: "h"}},
+	}
+	for _, v := range vals {
+		got, err := AppendValue(nil, v)
+		if err != nil {
+			t.Fatalf("AppendValue(%#v): %v", v, err)
+		}
+		if want := stdEncode(t, v); !bytes.Equal(got, want) {
+			t.Errorf("AppendValue(%#v):\n got %s\nwant %s", v, got, want)
+		}
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("plain")
+	f.Add("\x00\x1f\"\\\u2028\u2029\xff<>&é")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := AppendString(nil, s), stdEncode(t, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+		ev := Event{SchemaVersion: 1, EventID: s, Source: s, SourceEpoch: s, ChildID: s, Lineage: Lineage{RootChildID: s, ParentChildID: s},
+			Kind: Kind(s), State: State(s), ObservedAt: s, Activity: s}
+		if got, want := ev.AppendJSON(nil), stdEncode(t, &ev); !bytes.Equal(got, want) {
+			t.Fatalf("AppendJSON differs for %q:\n got %s\nwant %s", s, got, want)
+		}
+	})
+}

@@ -1,0 +1,200 @@
+package projection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+)
+
+// CancelSource is the source of the events `lcwrap cancel` records. Each
+// CancelRecorder has a sourceEpoch of its own.
+const CancelSource = "lcwrap-cancel"
+
+// The refusals of CancelAuthority, each wrapped in an *AuthorityError.
+var (
+	// ErrUnknownChild: no event in the journal names the child.
+	ErrUnknownChild = errors.New("no such child in the journal")
+	// ErrNoAuthority: lcwrap cannot cancel the child from here: its cancel
+	// capability is not known (an adopted or external child), or its
+	// wrapper cannot be verified on this host.
+	ErrNoAuthority = errors.New("no cancel authority")
+	// ErrEnded: the child already reached a terminal state.
+	ErrEnded = errors.New("the child has already ended")
+	// ErrNotStarted: the child is still created; its wrapper may not
+	// handle a cancel request yet.
+	ErrNotStarted = errors.New("the child has not started yet")
+	// ErrWrapperGone: the recorded wrapper is provably gone (no such pid,
+	// another process at that pid, an exited one, a reboot).
+	ErrWrapperGone = errors.New("its wrapper is gone")
+)
+
+// AuthorityError says why cancelling a child was refused.
+type AuthorityError struct {
+	ChildID string
+	// State is the child's projected state ("" when unknown).
+	State jsonl.State
+	// Reason says what was found, in words fit for one line.
+	Reason string
+	// Err is one of ErrUnknownChild, ErrNoAuthority, ErrEnded,
+	// ErrNotStarted, ErrWrapperGone.
+	Err error
+}
+
+func (e *AuthorityError) Error() string { return e.ChildID + ": " + e.Reason }
+
+// Unwrap returns the sentinel.
+func (e *AuthorityError) Unwrap() error { return e.Err }
+
+// Authority is verified authority to cancel one launched child: its
+// wrapper, the lcwrap process that started it and is its lifecycle
+// source, was found alive on this host with the recorded pid and start
+// time. It is a statement about one moment: the wrapper must be verified
+// again when it is signalled.
+type Authority struct {
+	target
+	State   jsonl.State
+	Wrapper procid.Identity
+}
+
+// CancelAuthority decides, from what the tracker has read (call Refresh
+// first) and the process table, whether lcwrap may cancel childID from
+// here. It fails closed, in this order:
+//
+//   - ErrUnknownChild: no event names the child;
+//   - ErrNoAuthority: its cancel capability is not known, or it is
+//     external (adopted): lcwrap only observes it;
+//   - ErrEnded: it already ended (State says how);
+//   - ErrNoAuthority: no wrapper identity was recorded, the wrapper ran
+//     on another host (or its host is not recorded), no start time was
+//     recorded, or the process table cannot tell (unknown);
+//   - ErrWrapperGone: the wrapper is provably gone;
+//   - ErrNotStarted: the child is still created: until its starting
+//     event, its wrapper may not handle SIGTERM yet.
+//
+// Every refusal is an *AuthorityError. Otherwise it returns the Authority
+// and nil.
+func (t *Tracker) CancelAuthority(childID string, table procid.Table) (Authority, error) {
+	var a Authority
+	var found bool
+	var wrapper *procid.Identity
+	t.with(func(p *Projection) {
+		c := p.children[childID]
+		if found = c != nil; found {
+			a = Authority{target: c.target(), State: c.state}
+			wrapper = c.wrapper
+		}
+	})
+	refuse := func(err error, format string, args ...any) (Authority, error) {
+		return Authority{}, &AuthorityError{ChildID: childID, State: a.State, Reason: fmt.Sprintf(format, args...), Err: err}
+	}
+	switch {
+	case !found:
+		return refuse(ErrUnknownChild, "no event in the journal names this child")
+	case a.lineage.External:
+		return refuse(ErrNoAuthority, "it is an adopted (external) child: lcwrap only observes it and has no authority to cancel it (cancel capability %s)", a.caps.Cancel)
+	case a.caps.Cancel != capabilities.Known:
+		return refuse(ErrNoAuthority, "its cancel capability is %s: lcwrap has no authority to cancel it", a.caps.Cancel)
+	case a.State.Terminal():
+		return refuse(ErrEnded, "it has already ended: %s", a.State)
+	case wrapper == nil:
+		return refuse(ErrNoAuthority, "no wrapper identity was recorded for it, so none can be verified")
+	case wrapper.Host == "":
+		return refuse(ErrNoAuthority, "its wrapper's host was not recorded, so it cannot be verified from here")
+	case wrapper.Host != procid.Host():
+		return refuse(ErrNoAuthority, "its wrapper runs on host %s, this is %s: no authority from here", wrapper.Host, procid.Host())
+	case wrapper.StartTime == 0:
+		return refuse(ErrNoAuthority, "its wrapper's start time was not recorded, so a reused pid cannot be ruled out")
+	}
+	a.Wrapper = *wrapper
+	switch v := procid.Check(table, a.Wrapper); v.Status {
+	case procid.Gone:
+		return refuse(ErrWrapperGone, "its wrapper is gone (pid %d: %s)", a.Wrapper.PID, v.Reason)
+	case procid.Unknown:
+		return refuse(ErrNoAuthority, "its wrapper (pid %d) cannot be verified: %s", a.Wrapper.PID, v.Reason)
+	}
+	if a.State == jsonl.StateCreated {
+		return refuse(ErrNotStarted, "it has not started yet (state created): its wrapper may not accept a cancel request yet")
+	}
+	return a, nil
+}
+
+// CancelRecorder records one cancel request in the journal, as events of
+// CancelSource with the child's lineage and capabilities.
+type CancelRecorder struct {
+	w *writer
+	a Authority
+}
+
+// NewCancelRecorder records into the journal t tracks, appending with
+// opts, at the times now returns.
+func NewCancelRecorder(t *Tracker, opts journal.Options, now func() time.Time, a Authority) *CancelRecorder {
+	return &CancelRecorder{w: newWriter(t, opts, now, CancelSource), a: a}
+}
+
+// Requested appends the diagnostic event that records the request
+// (docs/events.md): the reason when given (redacted on the way), who asked, the
+// wrapper verified and the signal about to be sent. Outcomes: nil once it
+// is in the journal; a *journal.BlockedError or another open or append
+// error (then nothing may be sent).
+func (r *CancelRecorder) Requested(reason string, by procid.Identity, signal string) error {
+	d := jsonl.CancelRequested{Request: "cancel", RequestedBy: by, Wrapper: r.a.Wrapper, Signal: signal, Reason: reason}
+	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d}}})
+}
+
+// Close releases the journal the recorder appended to.
+func (r *CancelRecorder) Close() error { return r.w.Close() }
+
+// NotDelivered appends the diagnostic event that says the recorded request
+// did not reach the wrapper, and why. Outcomes: those of Requested.
+func (r *CancelRecorder) NotDelivered(why error) error {
+	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.CancelNotDelivered{
+		Request: "cancel",
+		Error:   why.Error(),
+	}}}})
+}
+
+// errEnded stops following once the child has ended.
+var errEnded = errors.New("ended")
+
+// WaitEnded follows the journal from where the tracker has read until
+// childID reaches a terminal state, and returns its view at that moment.
+//
+// Outcomes: the view and nil (at once when it has already ended);
+// ctx.Err() when ctx ends first; the errors of journal.Follow.
+func (t *Tracker) WaitEnded(ctx context.Context, childID string) (ChildView, error) {
+	var v ChildView
+	ended := func() bool {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		c := t.p.children[childID]
+		if c == nil || !c.state.Terminal() {
+			return false
+		}
+		v = c.view(time.Now().UnixMilli())
+		return true
+	}
+	if ended() {
+		return v, nil
+	}
+	t.mu.Lock()
+	after := t.cursor
+	t.mu.Unlock()
+	err := journal.Follow(ctx, t.path, after, func(rec jsonl.Record, raw []byte) error {
+		t.apply(rec, raw)
+		if rec.Event.ChildID == childID && ended() {
+			return errEnded
+		}
+		return nil
+	}, t.block)
+	if errors.Is(err, errEnded) {
+		return v, nil
+	}
+	return ChildView{}, err
+}

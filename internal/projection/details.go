@@ -1,0 +1,85 @@
+package projection
+
+import (
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+)
+
+// facts are the parts of event details (docs/events.md) the projection
+// reads, decoded into the contract's own types (jsonl), the ones every
+// writer encodes. Details are additive: they feed identities, the command,
+// the heartbeat interval, the exit and the omission count, never state,
+// order or identity of the event itself. Details that do not decode as
+// their kind's shape are no facts at all.
+type facts struct {
+	Command             []string // nil when unknown
+	HeartbeatIntervalMs int64
+	Wrapper             *procid.Identity
+	Process             *procid.Identity // an adopted process's (flat in its created details)
+	Observation         string
+
+	Child        *procid.Identity
+	Exit         *jsonl.Exit
+	ChildProcess *ProcessCheck
+	Omission     *OmissionRecord
+}
+
+// Exit is how a process ended, as a view reports it: a code, a signal, or
+// a status ("unknown"). It says nothing about whether the task succeeded.
+type Exit struct {
+	Code   *int   `json:"code,omitempty"`
+	Signal string `json:"signal,omitempty"`
+	Status string `json:"status,omitempty"`
+}
+
+func exitOf(e *jsonl.Exit) *Exit {
+	if e == nil {
+		return nil
+	}
+	return &Exit{Code: e.Code, Signal: e.Signal, Status: e.Status}
+}
+
+// ProcessCheck is one identity check: which process, and what the process
+// table said about it.
+type ProcessCheck = jsonl.ProcessCheck
+
+// OmissionRecord is a diagnostic's account of complete snapshots that
+// left a non-terminal child out (docs/events.md).
+type OmissionRecord = jsonl.Omission
+
+// IntentStaleUnknown is what a child omitted by grace consecutive complete
+// snapshots becomes: stale, its state unknown — never lost by omission
+// alone.
+const IntentStaleUnknown = jsonl.IntentStaleUnknown
+
+// readFacts decodes the details of the kinds whose details the projection
+// uses. It returns nil for other kinds, for no details and for details
+// that do not decode.
+func readFacts(ev *jsonl.Event) *facts {
+	if len(ev.Details) == 0 {
+		return nil
+	}
+	switch ev.Kind {
+	case jsonl.KindCreated:
+		launched, ok := jsonl.DecodeDetails[jsonl.Created](ev.Details)
+		adopted, ok2 := jsonl.DecodeDetails[jsonl.AdoptedCreated](ev.Details)
+		if !ok || !ok2 {
+			return nil
+		}
+		return &facts{Command: launched.Command, HeartbeatIntervalMs: launched.HeartbeatIntervalMs,
+			Wrapper: launched.Wrapper, Process: adopted.Identity(), Observation: adopted.Observation}
+	case jsonl.KindStateChanged:
+		if d, ok := jsonl.DecodeDetails[jsonl.StateChanged](ev.Details); ok {
+			return &facts{Child: d.Child}
+		}
+	case jsonl.KindTerminal:
+		if d, ok := jsonl.DecodeDetails[jsonl.Terminal](ev.Details); ok {
+			return &facts{Exit: d.Exit, ChildProcess: d.ChildProcess}
+		}
+	case jsonl.KindDiagnostic:
+		if d, ok := jsonl.DecodeDetails[jsonl.OmissionDiagnostic](ev.Details); ok {
+			return &facts{Omission: d.Omission}
+		}
+	}
+	return nil
+}

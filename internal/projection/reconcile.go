@@ -1,0 +1,155 @@
+package projection
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+)
+
+// ReconcileSource is the source of every event a Reconciler appends. Each
+// Reconciler has its own sourceEpoch, so its sequences never collide with
+// another's.
+const ReconcileSource = "lcwrap-reconcile"
+
+// Reconciler appends what reconciliation concludes to a journal: lost
+// events for stale children whose lifecycle source is provably gone, and
+// the corrections and omission counts of complete snapshots. Overlapping
+// calls of the same kind (and, for snapshots, the same snapshot) coalesce:
+// they share one run and its result.
+type Reconciler struct {
+	*writer
+	table procid.Table
+
+	group   singleflight.Group
+	callers atomic.Int32 // calls joined to the group and not returned
+}
+
+// NewReconciler reconciles the journal t tracks, appending with opts,
+// checking identities in table, at the times now returns.
+func NewReconciler(t *Tracker, opts journal.Options, table procid.Table, now func() time.Time) *Reconciler {
+	return &Reconciler{writer: newWriter(t, opts, now, ReconcileSource), table: table}
+}
+
+// do runs fn once for every overlapping call with the same key.
+func (r *Reconciler) do(ctx context.Context, key string, fn func() (any, error)) (any, error) {
+	ch := r.group.DoChan(key, fn)
+	r.callers.Add(1) // after DoChan: the call has joined the group
+	defer r.callers.Add(-1)
+	select {
+	case res := <-ch:
+		return res.Val, res.Err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Lost reconciles every stale child in what the tracker has read (call
+// Tracker.Refresh first, or keep Tracker.Follow running), and every
+// non-terminal adopted child whether stale or not (a PID-only child has no
+// heartbeat to go stale by): it checks the recorded identity of its
+// lifecycle source (the wrapper of a launched child, the process of an
+// adopted one) and appends a terminal lost event only when the check says
+// gone. Alive and unknown (another host, no start time, nothing recorded)
+// change nothing. Before appending it reads the journal to its end, so a
+// child that ended meanwhile is left alone.
+//
+// Outcomes: one Finding per stale child and per adopted child found gone
+// (by child id; an adopted child neither stale nor gone has nothing to
+// report) and nil; the Findings and a *journal.BlockedError when the
+// journal is blocked (nothing is appended to a blocked journal); the
+// Findings and an error when the journal cannot be read or appended to;
+// ctx.Err() when ctx is done first.
+func (r *Reconciler) Lost(ctx context.Context) ([]Finding, error) {
+	v, err := r.do(ctx, "lost", func() (any, error) { return r.lost() })
+	fs, _ := v.([]Finding)
+	return fs, err
+}
+
+func (r *Reconciler) lost() ([]Finding, error) {
+	var cands []candidate
+	now := r.now()
+	r.t.with(func(p *Projection) { cands = p.lostCandidates(now) })
+	var findings []Finding
+	gone := false
+	for _, cd := range cands {
+		f := cd.check(r.table)
+		if f.StaleReason == "" && !f.Gone() {
+			continue
+		}
+		findings = append(findings, f)
+		gone = gone || f.Gone()
+	}
+	if !gone {
+		return findings, nil
+	}
+	if err := r.t.Refresh(); err != nil {
+		return findings, err
+	}
+	var events []pending
+	r.t.with(func(p *Projection) {
+		for _, f := range findings {
+			if c := p.children[f.ChildID]; f.Gone() && !c.state.Terminal() {
+				events = append(events, pending{target{f.ChildID, f.lineage, f.caps}, emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: f.lostDetails()}})
+			}
+		}
+	})
+	if err := r.append(events); err != nil {
+		return findings, err
+	}
+	for i := range findings {
+		for _, ev := range events {
+			findings[i].Appended = findings[i].Appended || ev.ChildID == findings[i].ChildID
+		}
+	}
+	return findings, nil
+}
+
+// Snapshot applies a complete snapshot: a reconciliation event for each
+// correction of a non-terminal child, a diagnostic event counting each
+// omission of a covered non-terminal child (its intent is stale-unknown
+// once the count reaches grace) or resetting the count of a child listed
+// again. Terminal children are never touched (Plan.Refusals). Misses are
+// recorded in the journal, so they count across invocations; a snapshot
+// already counted is not counted again.
+//
+// Outcomes: the Plan and nil; ErrIncomplete (nothing appended); the Plan
+// and a *journal.BlockedError or another read or append error (events
+// before the failure may have been appended); ctx.Err().
+func (r *Reconciler) Snapshot(ctx context.Context, s jsonl.Snapshot, grace int) (Plan, error) {
+	key := fmt.Sprintf("snapshot\x00%s\x00%s\x00%s\x00%d", s.Source, s.SourceEpoch, s.SnapshotID, grace)
+	v, err := r.do(ctx, key, func() (any, error) { return r.snapshot(s, grace) })
+	plan, _ := v.(Plan)
+	return plan, err
+}
+
+func (r *Reconciler) snapshot(s jsonl.Snapshot, grace int) (Plan, error) {
+	if !s.Complete {
+		return Plan{}, ErrIncomplete
+	}
+	if err := r.t.Refresh(); err != nil {
+		return Plan{}, err
+	}
+	var plan Plan
+	var err error
+	r.t.with(func(p *Projection) { plan, err = p.PlanSnapshot(s, grace) })
+	if err != nil {
+		return plan, err
+	}
+	var events []pending
+	for i := range plan.Corrections {
+		cr := &plan.Corrections[i]
+		events = append(events, pending{cr.target, emit.Spec{Kind: jsonl.KindReconciliation, State: cr.After, Details: cr.details(s)}})
+	}
+	for _, o := range plan.Omissions {
+		events = append(events, pending{o.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.OmissionDiagnostic{Omission: &o.Record}}})
+	}
+	return plan, r.append(events)
+}

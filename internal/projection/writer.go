@@ -1,0 +1,105 @@
+package projection
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+)
+
+// writer appends the events of one source (a reconciler, a canceller) to
+// the journal a Tracker reads, with a sourceEpoch of its own, so that its
+// sequences never collide with another writer's. It opens the journal on
+// its first append and keeps it, with one emitter, until Close: each
+// append builds its lines and writes them in one journal Append, on the
+// caller's goroutine.
+type writer struct {
+	t    *Tracker
+	opts journal.Options
+	now  func() time.Time
+
+	mu     sync.Mutex
+	source string
+	em     *emit.Emitter    // builds the events (no sinks); a new one per sourceEpoch
+	next   map[string]int64 // last sequence appended per child
+	j      *journal.Journal // nil until the first append, and after Close
+}
+
+func newWriter(t *Tracker, opts journal.Options, now func() time.Time, source string) *writer {
+	w := &writer{t: t, opts: opts, now: now, source: source}
+	w.newEpoch()
+	return w
+}
+
+// newEpoch moves to a fresh sourceEpoch, with its sequences from 1.
+func (w *writer) newEpoch() {
+	w.em = emit.New(emit.Options{Source: w.source, Now: w.now})
+	w.next = map[string]int64{}
+}
+
+// pending is an event to append for a child.
+type pending struct {
+	target
+	spec emit.Spec
+}
+
+// append writes events to the journal, each with the child's lineage and
+// capabilities, then reads the journal back so the projection includes
+// them. When anything fails it moves to a new sourceEpoch, so that no
+// sequence that may have reached the journal is used twice.
+func (w *writer) append(events []pending) error {
+	if len(events) == 0 {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.j == nil {
+		j, err := journal.Open(w.t.Path(), w.opts)
+		if err != nil {
+			return err
+		}
+		w.j = j
+	}
+	lines := make([][]byte, 0, len(events))
+	terminal := false
+	next := map[string]int64{}
+	for _, ev := range events {
+		seq := w.next[ev.ChildID] + next[ev.ChildID] + 1
+		c := w.em.Child(ev.ChildID, ev.lineage, capabilities.Profile{Name: "recorded", Set: ev.caps})
+		c.SetNextSequence(seq)
+		_, line, err := c.Build(ev.spec)
+		if err != nil {
+			return err // nothing was written: the sequences stay unused
+		}
+		lines = append(lines, line)
+		next[ev.ChildID]++
+		terminal = terminal || ev.spec.Kind == jsonl.KindTerminal
+	}
+	if _, err := w.j.Append(lines, terminal); err != nil {
+		w.newEpoch()
+		return err
+	}
+	for id, n := range next {
+		w.next[id] += n
+	}
+	if err := w.t.Refresh(); err != nil && !errors.Is(err, journal.ErrBlocked) {
+		return err
+	}
+	return nil
+}
+
+// Close releases the journal (when an append opened it).
+func (w *writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.j == nil {
+		return nil
+	}
+	err := w.j.Close()
+	w.j = nil
+	return err
+}

@@ -1,0 +1,348 @@
+package view
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"html"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lcwrap/lcwrap/internal/projection"
+)
+
+// DefaultReportLimit is how many children a report draws one by one;
+// past it, ended children are counted in one aggregate line per state.
+const DefaultReportLimit = 500
+
+// ReportOptions select what a report shows.
+type ReportOptions struct {
+	Input string    // what was read, named in the header
+	Now   time.Time // the report's moment
+	// Since leaves out children that ended before it (unix ms; 0: all)
+	// and starts the timeline there.
+	Since int64
+	// Children keeps only these children and their descendants (nil:
+	// all).
+	Children []string
+	// Limit is how many children are drawn one by one
+	// (DefaultReportLimit when 0).
+	Limit int
+	// BadLines, Blocked: what the reader skipped or stopped at.
+	BadLines int64
+	Blocked  string
+}
+
+// ReportSummary says what a report drew and what it aggregated.
+type ReportSummary struct {
+	Matched    int            // children the filters kept
+	Drawn      int            // drawn one by one (ancestors shown for lineage included)
+	Aggregated map[string]int // ended children not drawn, by state
+	Unmatched  []string       // --child ids no child has
+}
+
+// stateFill is each displayed state's colour in the report.
+var stateFill = map[string]string{
+	"created": "#6b8fd6", "starting": "#3f6fd1", "running": "#2e9d4a", "waiting": "#f0b400",
+	"observed": "#2aa7b8", "unknown": "#a0a0a0", "completed": "#8c8c8c", "failed": "#d43c3c",
+	"cancelled": "#a94fc1", "lost": "#6e2a2a",
+}
+
+// WriteReport writes the self-contained HTML report of m (already Synced
+// at o.Now): a timeline with one bar per child coloured by state (stale
+// spans hatched), nested by lineage; a table of the children with their
+// facts; and a section per child with its events, capabilities and why
+// each unknown one is unknown. It loads nothing: inline CSS and SVG, a
+// Content-Security-Policy that forbids every fetch, no script.
+func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) {
+	if o.Limit <= 0 {
+		o.Limit = DefaultReportLimit
+	}
+	sum := ReportSummary{Aggregated: map[string]int{}}
+	nowMs := o.Now.UnixMilli()
+	var wanted map[string]bool
+	if o.Children != nil {
+		wanted = map[string]bool{}
+		for _, id := range o.Children {
+			wanted[id] = true
+			if m.Node(id) == nil {
+				sum.Unmatched = append(sum.Unmatched, id)
+			}
+		}
+	}
+	keep := func(n *Node) bool {
+		if wanted != nil {
+			in := false
+			for p := n; p != nil && !in; p = p.parent {
+				in = wanted[p.ID()]
+			}
+			if !in {
+				return false
+			}
+		}
+		if o.Since > 0 && n.View.Ended() && at(n.View.EndedAt) < o.Since {
+			return false
+		}
+		return true
+	}
+	matched := map[*Node]bool{}
+	for _, n := range m.Nodes() {
+		if keep(n) {
+			matched[n] = true
+		}
+	}
+	sum.Matched = len(matched)
+	chosen := matched
+	if len(matched) > o.Limit {
+		// Every child that has not ended, then the latest ended ones.
+		list := make([]*Node, 0, len(matched))
+		for n := range matched {
+			list = append(list, n)
+		}
+		slices.SortFunc(list, func(a, b *Node) int {
+			if ea, eb := a.View.Ended(), b.View.Ended(); ea != eb {
+				if ea {
+					return 1
+				}
+				return -1
+			}
+			return cmp.Or(cmp.Compare(b.View.EndedAt, a.View.EndedAt), cmp.Compare(b.View.FirstSeenAt, a.View.FirstSeenAt), cmp.Compare(a.ID(), b.ID()))
+		})
+		chosen = map[*Node]bool{}
+		for i, n := range list {
+			if i < o.Limit || !n.View.Ended() {
+				chosen[n] = true
+			} else {
+				sum.Aggregated[n.View.Display]++
+			}
+		}
+	}
+	rows := Flatten(m.Roots(), func(n *Node) bool { return chosen[n] })
+	sum.Drawn = len(rows)
+
+	// The time axis: from the earliest start drawn (or --since) to the
+	// latest end, or now while something is still going.
+	var t0, t1 int64
+	for _, r := range rows {
+		v := &r.Node.View
+		s := at(v.FirstSeenAt)
+		if s > 0 && (t0 == 0 || s < t0) {
+			t0 = s
+		}
+		e := nowMs
+		if v.Ended() {
+			e = at(v.EndedAt)
+		}
+		t1 = max(t1, e)
+	}
+	if o.Since > 0 {
+		t0 = max(t0, o.Since)
+	}
+	if t1 <= t0 {
+		t1 = t0 + 1000
+	}
+
+	b := bufio.NewWriterSize(w, 64<<10)
+	esc := html.EscapeString
+	b.WriteString(reportHead)
+	fmt.Fprintf(b, "<h1>lcwrap report</h1>\n<p class=meta>%s · generated %s · %d events · %d children",
+		esc(o.Input), esc(o.Now.UTC().Format(time.RFC3339)), m.Lines(), m.Len())
+	if o.Since > 0 {
+		fmt.Fprintf(b, " · since %s", esc(stampMs(o.Since)))
+	}
+	if o.Children != nil {
+		fmt.Fprintf(b, " · children %s and their descendants", esc(strings.Join(o.Children, ", ")))
+	}
+	b.WriteString("</p>\n")
+	b.WriteString("<p class=note>A state is what the events say. <b>completed</b> means the process (or the agent's own report) ended that way: an exit status is how a process ended, never whether its task succeeded. <b>stale</b> (hatched) means its source fell silent past its heartbeat deadline; stale is not lost. <b>?N</b>: N of the five capabilities are unknown; each child's section says why.</p>\n")
+	if o.BadLines > 0 {
+		fmt.Fprintf(b, "<p class=warn>%d lines were not valid events and were skipped ('lcwrap validate' shows why).</p>\n", o.BadLines)
+	}
+	if o.Blocked != "" {
+		fmt.Fprintf(b, "<p class=warn>%s</p>\n", esc(Clean(o.Blocked)))
+	}
+	for _, id := range sum.Unmatched {
+		fmt.Fprintf(b, "<p class=warn>No child %s in the input.</p>\n", esc(Clean(id)))
+	}
+	if !m.Evidence() {
+		fmt.Fprintf(b, "<p id=noevidence>%s</p>\n</body></html>\n", esc(projection.NoEvidence))
+		return sum, b.Flush()
+	}
+
+	// Tally and legend.
+	tally := map[string]int{}
+	for n := range matched {
+		tally[n.View.Display]++
+	}
+	b.WriteString("<div class=legend>")
+	for _, st := range States {
+		fmt.Fprintf(b, "<span><i style=\"background:%s\"></i>%s %s <b>%d</b></span>", stateFill[st], Symbol(st), st, tally[st])
+	}
+	b.WriteString("<span><i class=stale></i>stale</span></div>\n")
+	if len(sum.Aggregated) > 0 {
+		n := 0
+		var parts []string
+		for _, st := range States {
+			if c := sum.Aggregated[st]; c > 0 {
+				n += c
+				parts = append(parts, fmt.Sprintf("%d %s", c, st))
+			}
+		}
+		fmt.Fprintf(b, "<p class=warn id=aggregated>%d ended children are not drawn one by one (past the limit of %d): %s. --since or --child narrows the report; --limit raises it.</p>\n", n, o.Limit, esc(strings.Join(parts, ", ")))
+	}
+
+	// Timeline.
+	fmt.Fprintf(b, "<h2>Timeline</h2>\n<div class=axis><span>%s</span><span>%s</span><span>%s</span></div>\n<div class=timeline>\n",
+		esc(stampMs(t0)), esc(Elapsed(t1-t0)), esc(stampMs(t1)))
+	span := float64(t1 - t0)
+	x := func(t int64) float64 { return float64(min(max(t, t0), t1)-t0) / span * 1000 }
+	for i, r := range rows {
+		v := &r.Node.View
+		label := Clean(v.ChildID)
+		if r.Node.Retry {
+			label += " #" + strconv.FormatInt(v.Lineage.Attempt, 10)
+		}
+		fmt.Fprintf(b, "<a class=tl href=\"#c%d\" data-child=\"%s\" data-state=\"%s\"><span class=lbl>%s%s %s</span><svg viewBox=\"0 0 1000 12\" preserveAspectRatio=\"none\">",
+			i, esc(v.ChildID), esc(v.Display), esc(r.Prefix), esc(Symbol(v.Display)), esc(label))
+		start := at(v.FirstSeenAt)
+		end := nowMs
+		if v.Ended() {
+			end = at(v.EndedAt)
+		}
+		for _, s := range segments(r.Node, start, end) {
+			if s.to <= t0 || s.from >= t1 {
+				continue
+			}
+			x0, x1 := x(s.from), x(s.to)
+			fmt.Fprintf(b, "<rect x=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\"><title>%s %s → %s</title></rect>",
+				x0, max(x1-x0, 1.5), stateFill[s.state], esc(s.state), esc(stampMs(s.from)), esc(stampMs(s.to)))
+		}
+		for _, s := range staleSpans(r.Node, nowMs) {
+			if s.To <= t0 || s.From >= t1 {
+				continue
+			}
+			x0, x1 := x(s.From), x(s.To)
+			fmt.Fprintf(b, "<rect class=stale fill=\"url(#hatch)\" x=\"%.1f\" width=\"%.1f\" height=\"12\"><title>stale %s → %s</title></rect>", x0, max(x1-x0, 1.5), esc(stampMs(s.From)), esc(stampMs(s.To)))
+		}
+		b.WriteString("</svg></a>\n")
+	}
+	b.WriteString("</div>\n")
+
+	// Table.
+	b.WriteString("<h2>Children</h2>\n<table class=children><thead><tr>")
+	for _, c := range columns {
+		fmt.Fprintf(b, "<th>%s</th>", c.title)
+	}
+	b.WriteString("</tr></thead><tbody>\n")
+	for i, r := range rows {
+		v := &r.Node.View
+		c := Cells(r, o.Now)
+		c[ColStarted].Text = orDash(v.FirstSeenAt)
+		fmt.Fprintf(b, "<tr data-child=\"%s\" data-state=\"%s\"><td class=id>%s<a href=\"#c%d\">%s</a></td>", esc(v.ChildID), esc(v.Display), esc(r.Prefix), i, esc(c[ColChild].Text))
+		fmt.Fprintf(b, "<td><span class=st style=\"color:%s\">%s</span></td>", stateFill[v.Display], esc(c[ColState].Text))
+		for col := ColUnknown; col < NumCols; col++ {
+			fmt.Fprintf(b, "<td>%s</td>", esc(Cut(c[col].Text, 200)))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody></table>\n")
+
+	// One section per child.
+	b.WriteString("<h2>Events by child</h2>\n")
+	for i, r := range rows {
+		fmt.Fprintf(b, "<section id=\"c%d\" data-child=\"%s\"><pre>", i, esc(r.Node.View.ChildID))
+		for _, l := range Detail(r.Node, o.Now) {
+			b.WriteString(esc(l))
+			b.WriteByte('\n')
+		}
+		b.WriteString("</pre></section>\n")
+	}
+	b.WriteString("</body></html>\n")
+	return sum, b.Flush()
+}
+
+type seg struct {
+	from, to int64
+	state    string
+}
+
+// segments are the child's states over [start, end]: its state segments,
+// or one segment of its displayed state when no state event was kept.
+func segments(n *Node, start, end int64) []seg {
+	v := &n.View
+	var out []seg
+	var segs []Segment
+	if n.Hist != nil {
+		segs = n.Hist.Segs
+	}
+	for i, s := range segs {
+		to := end
+		if i+1 < len(segs) {
+			to = segs[i+1].At
+		}
+		st := s.State
+		if st == "created" && Adopted(v) {
+			st = "observed"
+		}
+		out = append(out, seg{max(s.At, start), to, st})
+	}
+	if len(out) == 0 || out[0].from > start {
+		first := v.Display
+		if len(out) > 0 {
+			first = "unknown" // before its first state event, nothing said
+		}
+		out = append([]seg{{start, end, first}}, out...)
+		if len(out) > 1 {
+			out[0].to = out[1].from
+		}
+	}
+	return out
+}
+
+// staleSpans are the recorded stale spans plus, for a child stale now,
+// the one still open.
+func staleSpans(n *Node, now int64) []Span {
+	var out []Span
+	if n.Hist != nil {
+		out = append(out, n.Hist.Stale...)
+	}
+	v := &n.View
+	if !v.Ended() && v.Heartbeat != nil {
+		if from := at(v.Heartbeat.LastEvidenceAt) + v.Heartbeat.DeadlineMs; from < now {
+			out = append(out, Span{from, now})
+		}
+	}
+	return out
+}
+
+const reportHead = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>lcwrap report</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}
+h1{font-size:1.4em;margin:0 0 .2em}h2{font-size:1.1em;margin:1.4em 0 .4em}
+.meta{color:#555;margin:0}.note{color:#444;max-width:70em}.warn{background:#fff4d6;border-left:4px solid #f0b400;padding:.3em .6em}
+.legend span{display:inline-block;margin:0 1em .3em 0;white-space:nowrap}
+.legend i{display:inline-block;width:1.6em;height:.8em;margin-right:.3em;vertical-align:middle}
+i.stale,rect.stale{background:repeating-linear-gradient(45deg,#000 0 2px,transparent 2px 5px)}
+.axis{display:flex;justify-content:space-between;margin-left:22em;color:#666;font-size:12px}
+.timeline{border-top:1px solid #ddd}
+a.tl{display:flex;align-items:center;height:16px;color:inherit;text-decoration:none;border-bottom:1px solid #f2f2f2}
+a.tl:hover{background:#f4f8ff}
+.lbl{flex:0 0 22em;overflow:hidden;white-space:pre;text-overflow:ellipsis;font:12px ui-monospace,monospace}
+a.tl svg{flex:1;height:12px;background:#fafafa}
+table.children{border-collapse:collapse;font:12px ui-monospace,monospace}
+table.children th{text-align:left;background:#f0f0f0;position:sticky;top:0}
+table.children td,table.children th{padding:2px 8px;border-bottom:1px solid #eee;white-space:pre;max-width:30em;overflow:hidden;text-overflow:ellipsis}
+td.id a{color:#1a4fb4}
+.st{font-weight:600}
+section pre{font:12px ui-monospace,monospace;background:#f8f8f8;padding:.6em;border-left:4px solid #ccc;white-space:pre-wrap;margin:.4em 0}
+section:target pre{border-left-color:#1a4fb4;background:#eef4ff}
+</style></head><body>
+<svg width="0" height="0" style="position:absolute"><defs><pattern id="hatch" patternUnits="userSpaceOnUse" width="8" height="8" patternTransform="rotate(45)"><rect width="4" height="8" fill="#000" fill-opacity=".55"/></pattern></defs></svg>
+`

@@ -1,0 +1,377 @@
+package view_test
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/view"
+	"github.com/lcwrap/lcwrap/internal/view/viewtest"
+)
+
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+func model(t *testing.T, s *viewtest.Scene, now time.Time) *view.Model {
+	t.Helper()
+	m := view.NewModel()
+	for i, raw := range viewtest.Lines(s.Out) {
+		m.Apply(&s.Out[i], raw, int64(i+1))
+	}
+	m.Sync(now)
+	return m
+}
+
+func ids(rows []view.Row) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.Prefix+r.Node.ID())
+	}
+	return out
+}
+
+func TestTreeLineageRetriesAndOrder(t *testing.T) {
+	s := viewtest.Standard(t0)
+	m := model(t, s, s.At)
+	got := strings.Join(ids(view.Flatten(m.Roots(), nil)), "\n")
+	want := strings.Join([]string{
+		viewtest.LongID.ID, "fetch-2", "server-9", "test-3",
+		"build-7", "└─ build-7-a1",
+		"agent-1", "└─ session-1", "   ├─ sub-explore", "   └─ sub-tests",
+	}, "\n")
+	if got != want {
+		t.Fatalf("tree:\n%s\nwant:\n%s", got, want)
+	}
+	if n := m.Node("build-7-a1"); !n.Retry || n.Parent().ID() != "build-7" {
+		t.Fatalf("build-7-a1 is not a retry under build-7: %+v", n)
+	}
+	if n := m.Node("session-1"); n.Retry || n.Parent().ID() != "agent-1" {
+		t.Fatal("session-1 is not under agent-1")
+	}
+	if got := view.Lineage(m.Node("sub-tests")); got != "agent-1 › session-1 › sub-tests" {
+		t.Fatalf("lineage %q", got)
+	}
+}
+
+func TestTreeCutsLoopsAndKeepsOrphans(t *testing.T) {
+	s := viewtest.New(t0)
+	a := viewtest.Child{ID: "a", Parent: "b"}
+	b := viewtest.Child{ID: "b", Parent: "a"}
+	c := viewtest.Child{ID: "c", Parent: "nobody"}
+	self := viewtest.Child{ID: "self", Parent: "self"}
+	for _, ch := range []viewtest.Child{a, b, c, self} {
+		s.Created(ch)
+	}
+	m := model(t, s, s.At)
+	rows := view.Flatten(m.Roots(), nil)
+	if len(rows) != 4 {
+		t.Fatalf("every child is shown once, got %q", ids(rows))
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if seen[r.Node.ID()] {
+			t.Fatalf("%s shown twice", r.Node.ID())
+		}
+		seen[r.Node.ID()] = true
+	}
+}
+
+func TestFlattenKeepsAncestorsOfKeptChildren(t *testing.T) {
+	s := viewtest.Standard(t0)
+	m := model(t, s, s.At)
+	rows := view.Flatten(m.Roots(), func(n *view.Node) bool { return n.View.Display == "waiting" })
+	if got := strings.Join(ids(rows), ","); got != "agent-1,└─ session-1,   └─ sub-tests" {
+		t.Fatalf("rows %q", got)
+	}
+}
+
+func TestSyncRecomputesOnlyTouchedChildren(t *testing.T) {
+	s := viewtest.Standard(t0)
+	m := model(t, s, s.At)
+	before := m.Node("test-3").View
+	s2 := viewtest.New(s.At)
+	// A new event of sub-tests only: it runs again.
+	s2.Out = nil
+	e := s.Event(viewtest.SubB, jsonl.KindStateChanged, jsonl.StateRunning, "", nil)
+	raw := viewtest.Lines([]jsonl.Event{e})[0]
+	m.Apply(&e, raw, int64(len(s.Out)))
+	later := s.At.Add(time.Hour)
+	if !m.Sync(later) {
+		t.Fatal("Sync reported no change")
+	}
+	if got := m.Node("sub-tests").View.Display; got != "running" {
+		t.Fatalf("sub-tests is %s", got)
+	}
+	if m.Node("test-3").View.SinceEvidenceMs != before.SinceEvidenceMs {
+		t.Fatal("an untouched child was recomputed")
+	}
+	if m.Sync(later) {
+		t.Fatal("a second Sync without events changed something")
+	}
+	if m.Tally()["waiting"] != 0 || m.Tally()["running"] == 0 {
+		t.Fatalf("tally %v", m.Tally())
+	}
+}
+
+func TestHistorySegmentsStaleAndRing(t *testing.T) {
+	s := viewtest.New(t0)
+	c := viewtest.Stale
+	s.Created(c)
+	s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+	s.At = s.At.Add(10 * time.Second) // silent past 3 × 1s
+	for i := range 30 {
+		s.Event(c, jsonl.KindHeartbeat, "", "", nil)
+		s.Event(c, jsonl.KindActivity, "", fmt.Sprintf("step %d", i), nil)
+	}
+	s.States(c, jsonl.StateWaiting)
+	m := model(t, s, s.At)
+	h := m.Node(c.ID).Hist
+	var states []string
+	for _, sg := range h.Segs {
+		states = append(states, sg.State)
+	}
+	if got := strings.Join(states, ","); got != "created,starting,running,waiting" {
+		t.Fatalf("segments %s", got)
+	}
+	if len(h.Stale) != 1 || h.Stale[0].To-h.Stale[0].From < 6000 {
+		t.Fatalf("stale spans %+v", h.Stale)
+	}
+	r := h.Recent()
+	if len(r) != view.RecentEvents || h.Events != 64 || h.Heartbeats != 30 || r[len(r)-1].State != "waiting" || r[len(r)-2].Activity != "step 29" {
+		t.Fatalf("recent: %d kept of %d, last %+v", len(r), h.Events, r[len(r)-1])
+	}
+}
+
+func TestCellsAndFreshness(t *testing.T) {
+	s := viewtest.Standard(t0)
+	now := s.At.Add(10 * time.Second)
+	m := model(t, s, now)
+	cells := func(id string) [view.NumCols]view.Cell {
+		return view.Cells(view.Row{Node: m.Node(id)}, now)
+	}
+	if c := cells("fetch-2"); !strings.HasPrefix(c[view.ColFresh].Text, "stale ") || c[view.ColState].Text != "● running" {
+		t.Fatalf("fetch-2 is not shown stale and running: %+v", c)
+	}
+	if c := cells("server-9"); c[view.ColState].Text != "◎ observed" || c[view.ColUnknown].Text != "?5" || c[view.ColSource].Text != "lcwrap (adopted)" {
+		t.Fatalf("server-9: %+v", c)
+	}
+	if c := cells("sub-tests"); c[view.ColState].Text != "◆ waiting" {
+		t.Fatalf("sub-tests: %+v", c)
+	}
+	if c := cells("test-3"); c[view.ColExit].Text != "1" || c[view.ColDuration].Text != "400ms" {
+		t.Fatalf("test-3: %+v", c)
+	}
+	if c := cells("agent-1"); strings.Contains(c[view.ColCommand].Text, "sk-ant") {
+		t.Fatalf("a secret reached a cell: %q", c[view.ColCommand].Text)
+	}
+	if c := view.Cells(view.Row{Node: m.Node("build-7-a1")}, now); c[view.ColChild].Text != "build-7-a1 #1" {
+		t.Fatalf("row %+v", c[view.ColChild])
+	}
+}
+
+func TestCutMiddle(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"nightly-integration-0042", 12, "night…n-0042"},
+		{"abcdef", 3, "ab…"},
+	} {
+		if got := view.CutMiddle(tc.in, tc.n); got != tc.want || utf8.RuneCountInString(got) > tc.n {
+			t.Errorf("CutMiddle(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
+
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+func TestTableFitsEveryWidth(t *testing.T) {
+	s := viewtest.Standard(t0)
+	now := s.At
+	m := model(t, s, now)
+	var children []projection.ChildView
+	for _, n := range m.Nodes() {
+		children = append(children, n.View)
+	}
+	rep := projection.Report{Evidence: true, Children: children}
+	for _, w := range []int{200, 120, 80, 60, 40, 30} {
+		var b bytes.Buffer
+		if err := view.Table(&b, rep, view.TableOptions{Width: w, Color: true, Now: now}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+		if len(lines) < len(children)+1 {
+			t.Fatalf("width %d: %d lines for %d children:\n%s", w, len(lines), len(children), b.String())
+		}
+		for _, l := range lines {
+			if n := utf8.RuneCountInString(sgr.ReplaceAllString(l, "")); n > w {
+				t.Fatalf("width %d: line of %d: %q", w, n, l)
+			}
+		}
+		if !strings.Contains(b.String(), "◆ waiting") && w >= 40 {
+			t.Fatalf("width %d: no waiting row:\n%s", w, b.String())
+		}
+		if w == 80 && !strings.Contains(b.String(), "nightly-in") {
+			t.Fatalf("the long id lost its start at 80:\n%s", b.String())
+		}
+	}
+	var b bytes.Buffer
+	view.Table(&b, projection.Report{}, view.TableOptions{})
+	if b.String() != projection.NoEvidence+"\n" {
+		t.Fatalf("no evidence: %q", b.String())
+	}
+}
+
+func TestDetailExplainsUnknowns(t *testing.T) {
+	s := viewtest.Standard(t0)
+	m := model(t, s, s.At)
+	d := strings.Join(view.Detail(m.Node("server-9"), s.At), "\n")
+	for _, want := range []string{"observed from outside", "history", "? unknown", "Last diagnostics", "presence only", "Events (last"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("detail lacks %q:\n%s", want, d)
+		}
+	}
+	d = strings.Join(view.Detail(m.Node("agent-1"), s.At), "\n")
+	if !strings.Contains(d, "snapshot      ? unknown: no snapshot source") || strings.Contains(d, "sk-ant") {
+		t.Fatalf("agent-1 detail:\n%s", d)
+	}
+}
+
+func TestReportSelfContained(t *testing.T) {
+	s := viewtest.Standard(t0)
+	m := model(t, s, s.At)
+	var b bytes.Buffer
+	sum, err := view.WriteReport(&b, m, view.ReportOptions{Input: "j.jsonl", Now: s.At.Add(10 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	if regexp.MustCompile(`(?i)https?:|src=|<script|<link|url\([^#]`).MatchString(h) {
+		t.Fatal("the report refers to something outside itself")
+	}
+	for _, want := range []string{`Content-Security-Policy" content="default-src 'none'`, `data-child="sub-tests" data-state="waiting"`, `data-child="fetch-2"`, "rect class=stale", "?5", "observed from outside"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(h, "sk-ant") {
+		t.Fatal("a secret reached the report")
+	}
+	if sum.Drawn != 10 || len(sum.Aggregated) != 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	// Past the limit, ended children are counted, not drawn.
+	b.Reset()
+	sum, _ = view.WriteReport(&b, m, view.ReportOptions{Now: s.At, Limit: 6})
+	if sum.Aggregated["failed"]+sum.Aggregated["completed"] != 3 || !strings.Contains(b.String(), "3 ended children are not drawn") {
+		t.Fatalf("aggregate %+v", sum)
+	}
+	// --child keeps a subtree; --since leaves out what ended before.
+	b.Reset()
+	sum, _ = view.WriteReport(&b, m, view.ReportOptions{Now: s.At, Children: []string{"session-1", "nope"}})
+	if sum.Matched != 3 || len(sum.Unmatched) != 1 || strings.Contains(b.String(), `data-child="build-7"`) {
+		t.Fatalf("--child: %+v", sum)
+	}
+	b.Reset()
+	sum, _ = view.WriteReport(&b, m, view.ReportOptions{Now: s.At, Since: s.At.Add(-time.Second).UnixMilli()})
+	if strings.Contains(b.String(), `data-child="build-7"`) || !strings.Contains(b.String(), `data-child="agent-1"`) {
+		t.Fatalf("--since: %+v", sum)
+	}
+	b.Reset()
+	view.WriteReport(&b, view.NewModel(), view.ReportOptions{Now: s.At})
+	if !strings.Contains(b.String(), projection.NoEvidence) {
+		t.Fatal("no evidence message missing")
+	}
+}
+
+// The tree a model keeps by inserting children as they appear is the tree
+// built from scratch, whatever the order children and parents arrive in.
+func TestIncrementalTreeMatchesRebuild(t *testing.T) {
+	for seed := range 50 {
+		rng := uint64(seed*7919 + 1)
+		next := func(n int) int {
+			rng ^= rng << 13
+			rng ^= rng >> 7
+			rng ^= rng << 17
+			return int(rng % uint64(n))
+		}
+		s := viewtest.New(t0)
+		const kids = 30
+		loops := seed%2 == 1
+		later := func(i int) string { // a parent that comes later (no loop), or any (loops)
+			if loops {
+				return fmt.Sprintf("c%02d", next(kids))
+			}
+			return fmt.Sprintf("c%02d", i+1+next(kids-i))
+		}
+		for i := range kids - 1 {
+			c := viewtest.Child{ID: fmt.Sprintf("c%02d", i)}
+			switch next(4) {
+			case 0, 3:
+				c.Parent = later(i)
+			case 1:
+				c.Root, c.Attempt = later(i), int64(1+next(3))
+			}
+			s.Created(c)
+		}
+		m := view.NewModel()
+		lines := viewtest.Lines(s.Out)
+		for i := range s.Out {
+			m.Apply(&s.Out[i], lines[i], int64(i+1))
+			if next(3) == 0 {
+				m.Sync(s.At)
+			}
+		}
+		m.Sync(s.At)
+		got := strings.Join(ids(view.Flatten(m.Roots(), nil)), "\n")
+		fresh := view.NodesOf(nil)
+		for _, n := range m.Nodes() {
+			fresh = append(fresh, &view.Node{View: n.View})
+		}
+		want := strings.Join(ids(view.Flatten(view.Tree(fresh), nil)), "\n")
+		if loops {
+			// Where a loop is cut depends on the order it is found in;
+			// every child is still shown exactly once.
+			seen := map[string]int{}
+			for _, r := range view.Flatten(m.Roots(), nil) {
+				seen[r.Node.ID()]++
+			}
+			for id, n := range seen {
+				if n != 1 {
+					t.Fatalf("seed %d: %s shown %d times", seed, id, n)
+				}
+			}
+			if len(seen) != m.Len() {
+				t.Fatalf("seed %d: %d of %d children shown", seed, len(seen), m.Len())
+			}
+			continue
+		}
+		if got != want {
+			t.Fatalf("seed %d: incremental tree\n%s\nrebuilt\n%s", seed, got, want)
+		}
+	}
+}
+
+// What an agent says about its own run is shown as its report, attributed.
+func TestDetailShowsAgentReportAttributed(t *testing.T) {
+	s := viewtest.New(t0)
+	c := viewtest.Agent
+	s.Created(c)
+	s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+	s.Event(c, jsonl.KindTerminal, jsonl.StateCompleted, "", map[string]any{
+		"exit": map[string]any{"code": 0}, "claim": "process-exit-status-only",
+		"agentReport": map[string]any{"reportedBy": "claude-code", "subtype": "success", "numTurns": 3, "totalCostUsd": 0.0008},
+	})
+	m := model(t, s, s.At)
+	d := strings.Join(view.Detail(m.Node(c.ID), s.At), "\n")
+	if !strings.Contains(d, "Reported  claude-code reports (its own account, not lcwrap's): success, 3 turns, $0.0008") {
+		t.Fatalf("no attributed report:\n%s", d)
+	}
+}
