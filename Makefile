@@ -46,13 +46,13 @@ lint: vet fmt-check
 fuzz:
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/linereader -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzOwnerRecord$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzQuarantineReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./cmd/lcwrap -run '^$$' -fuzz '^FuzzQuickFlags$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./internal/notify -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
@@ -60,12 +60,12 @@ fuzz:
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonl -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:

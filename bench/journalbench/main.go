@@ -20,10 +20,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 func main() {
@@ -57,12 +57,12 @@ func main() {
 	}
 }
 
-func event(id string, seq int) []byte {
-	ev := jsonl.Event{
+func benchLine(id string, seq int) []byte {
+	ev := event.Event{
 		SchemaVersion: 1, EventID: fmt.Sprintf("bench/%s/%d", id, seq), Source: "bench", SourceEpoch: "bench",
-		ChildID: id, Lineage: jsonl.Lineage{RootChildID: id}, Kind: jsonl.KindHeartbeat,
-		ObservedAt: emit.Timestamp(time.Now()), Sequence: jsonl.Int64(int64(seq)),
-		Capabilities: capabilities.Launched(true).Set,
+		ChildID: id, Lineage: event.Lineage{RootChildID: id}, Kind: event.KindHeartbeat,
+		ObservedAt: event.Timestamp(time.Now()), Sequence: event.Int64(int64(seq)),
+		Capabilities: event.Launched(true).Set,
 	}
 	b, _ := ev.Marshal()
 	return b
@@ -76,7 +76,7 @@ func appendRate(path string, n int) error {
 	}
 	start := time.Now()
 	for i := 1; i <= n; i++ {
-		if _, err := j.Append([][]byte{event("one", i)}, false); err != nil {
+		if _, err := j.Append([][]byte{benchLine("one", i)}, false); err != nil {
 			return err
 		}
 	}
@@ -96,7 +96,7 @@ func worker(path string, n int, id string, sink bool) error {
 	}
 	if !sink {
 		for i := 1; i <= n; i++ {
-			if _, err := j.Append([][]byte{event(id, i)}, false); err != nil {
+			if _, err := j.Append([][]byte{benchLine(id, i)}, false); err != nil {
 				return err
 			}
 		}
@@ -104,9 +104,9 @@ func worker(path string, n int, id string, sink bool) error {
 	}
 	var failed error
 	e := emit.New(emit.Options{Source: "bench", OnSinkError: func(_ string, err error) { failed = err }}, emit.NewJournalSink(j))
-	c := e.Child(id, jsonl.Lineage{}, capabilities.Launched(true))
+	c := e.Child(id, event.Lineage{}, event.Launched(true))
 	for i := 0; i < n; i++ {
-		if _, err := c.Emit(emit.Spec{Kind: jsonl.KindHeartbeat}); err != nil {
+		if _, err := c.Emit(emit.Spec{Kind: event.KindHeartbeat}); err != nil {
 			return err
 		}
 	}
@@ -143,7 +143,7 @@ func contend(path string, n, procs int, sink bool) error {
 	d := time.Since(start)
 	seen := map[string]bool{}
 	var lines int64
-	err = journal.Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+	err = journal.Scan(path, 0, func(rec event.Record, raw []byte) error {
 		lines++
 		seen[rec.Event.EventID] = true
 		return nil
@@ -189,15 +189,15 @@ func baseline(path string, n int) error {
 		}
 		var count int64
 		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 64<<10), jsonl.DefaultMaxLineBytes+1)
+		sc.Buffer(make([]byte, 0, 64<<10), linereader.DefaultMaxBytes+1)
 		for sc.Scan() {
 			count++
-			_, js, err := jsonl.Parse(sc.Bytes())
+			_, js, err := event.Parse(sc.Bytes())
 			if err != nil || js != count {
 				return fmt.Errorf("line %d: bad (%v)", count, err)
 			}
 		}
-		line := event("base", i)
+		line := benchLine("base", i)
 		line = append(line[:len(line)-1], []byte(fmt.Sprintf(`,"journalSequence":%d}`+"\n", count+1))...)
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {

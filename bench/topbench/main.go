@@ -21,9 +21,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func main() {
@@ -176,22 +175,22 @@ func run(top, path string, rounds, events int, idle time.Duration) error {
 // do.
 func batch(epoch string, round, events int) [][]byte {
 	var lines [][]byte
-	caps := capabilities.Launched(true).Set
+	caps := event.Launched(true).Set
 	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 	for i := 0; len(lines) < events; i++ {
 		id := fmt.Sprintf("new-%03d-%02d", round, i)
 		steps := []struct {
-			kind  jsonl.Kind
-			state jsonl.State
+			kind  event.Kind
+			state event.State
 			act   string
-		}{{jsonl.KindCreated, jsonl.StateCreated, ""}, {jsonl.KindStateChanged, jsonl.StateStarting, ""}, {jsonl.KindStateChanged, jsonl.StateRunning, ""}, {jsonl.KindActivity, "", "compiling"}}
+		}{{event.KindCreated, event.StateCreated, ""}, {event.KindStateChanged, event.StateStarting, ""}, {event.KindStateChanged, event.StateRunning, ""}, {event.KindActivity, "", "compiling"}}
 		for s, st := range steps {
 			if len(lines) == events {
 				break
 			}
-			e := jsonl.Event{SchemaVersion: 1, EventID: fmt.Sprintf("%s/%s/%d", epoch, id, s+1), Source: "lcwrap", SourceEpoch: epoch, ChildID: id,
-				Lineage: jsonl.Lineage{RootChildID: id}, Kind: st.kind, State: st.state, ObservedAt: now, Sequence: jsonl.Int64(int64(s + 1)), Activity: st.act, Capabilities: caps}
-			if st.kind == jsonl.KindCreated {
+			e := event.Event{SchemaVersion: 1, EventID: fmt.Sprintf("%s/%s/%d", epoch, id, s+1), Source: "lcwrap", SourceEpoch: epoch, ChildID: id,
+				Lineage: event.Lineage{RootChildID: id}, Kind: st.kind, State: st.state, ObservedAt: now, Sequence: event.Int64(int64(s + 1)), Activity: st.act, Capabilities: caps}
+			if st.kind == event.KindCreated {
 				e.Details = []byte(`{"command":["make","test"],"heartbeatIntervalMs":10000}`)
 			}
 			b, _ := e.Marshal()

@@ -17,8 +17,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/term"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/view"
 	"github.com/lcwrap/lcwrap/internal/view/tui"
 )
@@ -190,8 +190,8 @@ const panicHook = "LCWRAP_TOP_TEST_PANIC"
 
 type panicking struct{ view.Lines }
 
-func (p panicking) Follow(ctx context.Context, o journal.ReadOptions, fn func(jsonl.Record, []byte) error) error {
-	return p.Lines.Follow(ctx, o, func(rec jsonl.Record, raw []byte) error {
+func (p panicking) Follow(ctx context.Context, o journal.ReadOptions, fn func(event.Record, []byte) error) error {
+	return p.Lines.Follow(ctx, o, func(rec event.Record, raw []byte) error {
 		if err := fn(rec, raw); err != nil {
 			return err
 		}

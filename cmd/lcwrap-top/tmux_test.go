@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/testtool"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
 )
 
@@ -196,9 +196,9 @@ func TestTopInTmux(t *testing.T) {
 			c := viewtest.Child{ID: fmt.Sprintf("late-%d", i), Caps: viewtest.Agent.Caps, HeartbeatMs: 3600_000}
 			s.At = time.Now()
 			s.Created(c)
-			s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+			s.States(c, event.StateStarting, event.StateRunning)
 			if i%2 == 1 {
-				s.States(c, jsonl.StateWaiting)
+				s.States(c, event.StateWaiting)
 			}
 			if err := viewtest.Append(journal, s.Out); err != nil {
 				appended <- err

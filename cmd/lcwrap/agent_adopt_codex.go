@@ -7,8 +7,8 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/codex"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // adoptCodex follows an adopted codex process's session where its own
@@ -36,7 +36,7 @@ func adoptCodex(cmd *cli.Command, em *emit.Emitter, c *emit.Child, p *adopt.Proc
 	f := codex.NewFollower(tr)
 	f.OnProof = func(pr codex.Proof) {
 		proof := pr.Typed()
-		c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.RolloutProven{
+		c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: event.RolloutProven{
 			Agent: codex.Source, Proof: &proof,
 			Message: "this process's codex session is proven by the rollout file it (or a descendant serving no one else) holds open; the session is followed as a child of this one",
 		}})

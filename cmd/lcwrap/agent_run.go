@@ -15,8 +15,8 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
 	"github.com/lcwrap/lcwrap/internal/agent/codex"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -146,7 +146,7 @@ func (ar *agentRun) attach(e *emit.Emitter) {
 
 // beforeTerminal ends the agent's evidence and children before the
 // process's own terminal event, and adds what the agent reported.
-func (ar *agentRun) beforeTerminal(term *jsonl.Terminal) {
+func (ar *agentRun) beforeTerminal(term *event.Terminal) {
 	var untapped int64
 	if ar.tap != nil {
 		untapped = ar.tap.close() // the streams are drained: every byte is in
@@ -157,7 +157,7 @@ func (ar *agentRun) beforeTerminal(term *jsonl.Terminal) {
 		ar.launch.Report(term)
 	}
 	if untapped > 0 {
-		term.AgentOutputUnread = &jsonl.AgentOutputUnread{Bytes: untapped, Reason: "the agent's output came faster than it could be read; it passed through unchanged"}
+		term.AgentOutputUnread = &event.AgentOutputUnread{Bytes: untapped, Reason: "the agent's output came faster than it could be read; it passed through unchanged"}
 	}
 }
 

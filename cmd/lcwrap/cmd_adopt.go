@@ -15,8 +15,8 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/adopt"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -92,7 +92,7 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	}
 	em := emit.New(emit.Options{Source: cmd.String("source"), OnSinkError: sinkWarning(std)}, sinks.Sinks(std, true)...)
 	defer em.Close()
-	lineage := jsonl.Lineage{ParentChildID: cmd.String("parent-child-id"), RootChildID: cmd.String("root-child-id")}
+	lineage := event.Lineage{ParentChildID: cmd.String("parent-child-id"), RootChildID: cmd.String("root-child-id")}
 	tty := isTerminal(std.err)
 
 	failed := false

@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/cancel"
-	"github.com/lcwrap/lcwrap/internal/wrapsig"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
 
 // The exit codes of lcwrap cancel (docs/orchestrator.md). Every refusal

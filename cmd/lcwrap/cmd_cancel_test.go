@@ -14,11 +14,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
@@ -63,7 +62,7 @@ func startWrapped(t *testing.T, j, id string, flags ...string) (*exec.Cmd, proci
 	var child procid.Identity
 	waitFor(t, id+" to run", func() bool {
 		for _, e := range journalEvents(t, j) {
-			if e.ChildID == id && e.State == jsonl.StateRunning {
+			if e.ChildID == id && e.State == event.StateRunning {
 				var d struct{ Child procid.Identity }
 				json.Unmarshal(e.Details, &d)
 				child = d.Child
@@ -115,7 +114,7 @@ func adoptAs(t *testing.T, j, id string, pid int) *exec.Cmd {
 	})
 	waitFor(t, id+" to be adopted", func() bool {
 		for _, e := range journalEvents(t, j) {
-			if e.ChildID == id && e.Kind == jsonl.KindDiagnostic {
+			if e.ChildID == id && e.Kind == event.KindDiagnostic {
 				return true // the limits, written after created
 			}
 		}
@@ -161,7 +160,7 @@ func TestCancelLaunchedChild(t *testing.T) {
 		switch {
 		case e.Source == projection.CancelSource:
 			req = i
-		case e.Kind == jsonl.KindTerminal:
+		case e.Kind == event.KindTerminal:
 			term = i
 		}
 	}
@@ -181,7 +180,7 @@ func TestCancelLaunchedChild(t *testing.T) {
 		Exit   struct{ Signal string }
 	}
 	json.Unmarshal(events[term].Details, &td)
-	if events[term].State != jsonl.StateCancelled || td.Cancel.Signal != "SIGTERM" || td.Cancel.By != "signal" || td.Exit.Signal != "SIGTERM" {
+	if events[term].State != event.StateCancelled || td.Cancel.Signal != "SIGTERM" || td.Cancel.By != "signal" || td.Exit.Signal != "SIGTERM" {
 		t.Fatalf("terminal event %s %s", events[term].State, events[term].Details)
 	}
 }
@@ -210,7 +209,7 @@ func TestCancelAdoptedRefused(t *testing.T) {
 	if err := adopter.Wait(); err != nil {
 		t.Fatalf("lcwrap adopt: %v", err)
 	}
-	if _, ok := hasEvent(journalEvents(t, j), jsonl.KindTerminal, jsonl.StateLost); !ok {
+	if _, ok := hasEvent(journalEvents(t, j), event.KindTerminal, event.StateLost); !ok {
 		t.Fatal("no lost event from adopt")
 	}
 }
@@ -245,7 +244,7 @@ func TestCancelRecycledWrapperPid(t *testing.T) {
 	own, _, id := startOwn(t)
 	recorded := id
 	recorded.StartTime--
-	recordLaunched(t, j, "reused", recorded, jsonl.StateCreated, jsonl.StateStarting, jsonl.StateRunning)
+	recordLaunched(t, j, "reused", recorded, event.StateCreated, event.StateStarting, event.StateRunning)
 	before := readFile(t, j)
 	_, errOut, code := lcwrapExit(t, j, "", "cancel", "reused")
 	if code != 6 || !strings.Contains(errOut, "start time differs") {
@@ -262,21 +261,21 @@ func TestCancelRecycledWrapperPid(t *testing.T) {
 // recordLaunched appends the events `lcwrap run` writes for a child whose
 // wrapper is the given identity, one per state (each call from a sourceEpoch
 // of its own).
-func recordLaunched(t *testing.T, j, id string, wrapper procid.Identity, states ...jsonl.State) {
+func recordLaunched(t *testing.T, j, id string, wrapper procid.Identity, states ...event.State) {
 	t.Helper()
 	jr, err := journal.Open(j, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	em := emit.New(emit.Options{}, emit.NewJournalSink(jr))
-	c := em.Child(id, jsonl.Lineage{}, capabilities.Launched(true))
+	c := em.Child(id, event.Lineage{}, event.Launched(true))
 	for _, st := range states {
-		spec := emit.Spec{Kind: jsonl.KindStateChanged, State: st}
+		spec := emit.Spec{Kind: event.KindStateChanged, State: st}
 		switch {
-		case st == jsonl.StateCreated:
-			spec = emit.Spec{Kind: jsonl.KindCreated, State: st, Details: jsonl.FreeDetails{"command": []string{"make"}, "heartbeatIntervalMs": 10000, "wrapper": wrapper}}
+		case st == event.StateCreated:
+			spec = emit.Spec{Kind: event.KindCreated, State: st, Details: event.FreeDetails{"command": []string{"make"}, "heartbeatIntervalMs": 10000, "wrapper": wrapper}}
 		case st.Terminal():
-			spec = emit.Spec{Kind: jsonl.KindTerminal, State: st, Details: jsonl.FreeDetails{"claim": "process-exit-status-only", "exit": map[string]any{"code": 0}}}
+			spec = emit.Spec{Kind: event.KindTerminal, State: st, Details: event.FreeDetails{"claim": "process-exit-status-only", "exit": map[string]any{"code": 0}}}
 		}
 		if _, err := c.Emit(spec); err != nil {
 			t.Fatal(err)
@@ -302,15 +301,15 @@ func TestSnapshotRoundTripLive(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("snapshot exited %d: %s", code, errOut)
 	}
-	s, err := jsonl.ParseSnapshot([]byte(out))
+	s, err := event.ParseSnapshot([]byte(out))
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	got := map[string]jsonl.State{}
+	got := map[string]event.State{}
 	for _, c := range s.Children {
 		got[c.ChildID] = c.State
 	}
-	if !s.Complete || !s.Coverage.All || len(got) != 3 || got["live"] != jsonl.StateRunning || got["done"] != jsonl.StateCompleted || got["seen"] != jsonl.StateCreated {
+	if !s.Complete || !s.Coverage.All || len(got) != 3 || got["live"] != event.StateRunning || got["done"] != event.StateCompleted || got["seen"] != event.StateCreated {
 		t.Fatalf("snapshot %s", out)
 	}
 	before := readFile(t, j)

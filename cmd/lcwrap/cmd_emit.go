@@ -10,10 +10,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -51,7 +51,7 @@ func emitFlags() []cli.Flag {
 		&cli.StringFlag{Name: "details", Usage: "details as a JSON object (redacted)"},
 		&cli.StringFlag{Name: "source-epoch", Usage: "sourceEpoch `E` of the event's sequence space (default emit-<source>)"},
 		&cli.Int64Flag{Name: "sequence", Usage: "use sequence `N` instead of reserving the next one"},
-		&cli.StringFlag{Name: "profile", Value: capabilities.External().Name, Usage: "capability profile `NAME` (external, adopted-pid-only, launched, launched-no-heartbeat)"},
+		&cli.StringFlag{Name: "profile", Value: event.External().Name, Usage: "capability profile `NAME` (external, adopted-pid-only, launched, launched-no-heartbeat)"},
 		&cli.StringFlag{Name: "parent-child-id", Usage: "parent child `ID` (default $LCWRAP_CHILD_ID when it is another child)"},
 		&cli.StringFlag{Name: "root-child-id", Usage: "root child `ID` of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
 		&cli.Int64Flag{Name: "attempt", Usage: "retry attempt `N` (0 for the first)"},
@@ -77,8 +77,8 @@ func emitMain(std stdio, cmd flagReader) error {
 type emitEvent struct {
 	opts    emit.Options
 	id      string
-	lineage jsonl.Lineage
-	profile capabilities.Profile
+	lineage event.Lineage
+	profile event.Profile
 	spec    emit.Spec
 	seq     int64 // the sequence, when fixed
 	fixed   bool  // --sequence given: nothing to reserve
@@ -93,7 +93,7 @@ func emitConfig(cmd flagReader) (*emitEvent, error) {
 	e := &emitEvent{
 		opts: emit.Options{Source: cmd.String("source"), Epoch: firstSet(cmd.String("source-epoch"), emitEpoch(cmd.String("source")))},
 		id:   cmd.String("child-id"),
-		spec: emit.Spec{Kind: jsonl.Kind(cmd.String("kind")), State: jsonl.State(cmd.String("state")), Activity: cmd.String("activity")},
+		spec: emit.Spec{Kind: event.Kind(cmd.String("kind")), State: event.State(cmd.String("state")), Activity: cmd.String("activity")},
 	}
 	switch {
 	case e.id == "":
@@ -115,14 +115,14 @@ func emitConfig(cmd flagReader) (*emitEvent, error) {
 	}
 	e.seq, e.fixed = cmd.Int64("sequence"), cmd.IsSet("sequence")
 	var err error
-	if e.profile, err = capabilities.Lookup(cmd.String("profile")); err != nil {
+	if e.profile, err = event.Lookup(cmd.String("profile")); err != nil {
 		return nil, usagef(cmd, "--profile: %v", err)
 	}
 	parent := firstSet(cmd.String("parent-child-id"), os.Getenv(supervise.EnvChildID))
 	if parent == e.id {
 		parent = "" // the enclosing child itself, not its parent
 	}
-	e.lineage = jsonl.Lineage{
+	e.lineage = event.Lineage{
 		RootChildID:   firstSet(cmd.String("root-child-id"), os.Getenv(supervise.EnvRootChildID), e.id),
 		ParentChildID: parent,
 		Attempt:       cmd.Int64("attempt"),
@@ -144,14 +144,14 @@ func emitConfig(cmd flagReader) (*emitEvent, error) {
 	if err != nil {
 		return nil, usagef(cmd, "%v", err)
 	}
-	if n := len(line) + len(`,"journalSequence":`) + 19; n > jsonl.DefaultMaxLineBytes {
-		return nil, usagef(cmd, "the event is %d bytes, over the %d-byte line cap: shorten --details", len(line), jsonl.DefaultMaxLineBytes)
+	if n := len(line) + len(`,"journalSequence":`) + 19; n > linereader.DefaultMaxBytes {
+		return nil, usagef(cmd, "the event is %d bytes, over the %d-byte line cap: shorten --details", len(line), linereader.DefaultMaxBytes)
 	}
 	return e, nil
 }
 
 // parseDetails decodes one JSON object, keeping numbers as written.
-func parseDetails(s string) (jsonl.FreeDetails, error) {
+func parseDetails(s string) (event.FreeDetails, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
 	dec.UseNumber()
 	var m map[string]any
@@ -166,7 +166,7 @@ func parseDetails(s string) (jsonl.FreeDetails, error) {
 
 // builtEvent is an event built and not yet written, with its line.
 type builtEvent struct {
-	ev   jsonl.Event
+	ev   event.Event
 	line []byte
 }
 
@@ -225,7 +225,7 @@ func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
 
 // appendTo appends the event to j and closes j.
 func (e *emitEvent) appendTo(j *journal.Journal, build func(int64) ([]byte, error)) error {
-	terminal := e.spec.Kind == jsonl.KindTerminal
+	terminal := e.spec.Kind == event.KindTerminal
 	var err error
 	if e.fixed {
 		var line []byte

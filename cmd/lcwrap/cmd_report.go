@@ -14,8 +14,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
 
@@ -81,7 +81,7 @@ func reportAction(cmd *cli.Command, std stdio) error {
 			defer f.Close()
 			r = f
 		}
-		d := jsonl.NewDecoder(r, jsonl.DecoderOptions{Mixed: cmd.Bool("mixed")})
+		d := event.NewDecoder(r, event.DecoderOptions{Mixed: cmd.Bool("mixed")})
 		for {
 			rec, err := d.Next()
 			if errors.Is(err, io.EOF) {
@@ -99,7 +99,7 @@ func reportAction(cmd *cli.Command, std stdio) error {
 			return exitCode(1, "%v", err)
 		}
 		opts.Input = path
-		err = journal.Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+		err = journal.Scan(path, 0, func(rec event.Record, raw []byte) error {
 			m.Apply(&rec.Event, raw, rec.JournalSequence)
 			return nil
 		})

@@ -14,8 +14,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/redact"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
@@ -171,7 +171,7 @@ func runMain(ctx context.Context, std stdio, cmd flagReader) error {
 	switch {
 	case res.StartErr != nil:
 		return exitCode(res.ExitCode, "%s", redact.Text(res.StartErr.Error()))
-	case res.State == jsonl.StateLost:
+	case res.State == event.StateLost:
 		return exitCode(res.ExitCode, "the command's exit status could not be read")
 	}
 	if res.ExitCode != 0 {
@@ -243,7 +243,7 @@ func runConfig(cmd flagReader, argv []string) (supervise.Config, error) {
 	if cfg.ChildID == "" {
 		cfg.ChildID = emit.NewChildID(redact.Text(argv[0])) // ids are never redacted later
 	}
-	cfg.Lineage = jsonl.Lineage{
+	cfg.Lineage = event.Lineage{
 		RootChildID:   firstSet(ids["root-child-id"], cfg.ChildID),
 		ParentChildID: ids["parent-child-id"],
 		Attempt:       int64(cmd.Int("attempt")),

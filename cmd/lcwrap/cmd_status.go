@@ -15,9 +15,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
@@ -208,7 +208,7 @@ func (s *streamSource) read(_ context.Context, out *statusOutput) (projection.Re
 		r = f
 	}
 	p := projection.New()
-	st, _, err := projection.ReadStream(r, p, jsonl.DecoderOptions{Mixed: s.mixed})
+	st, _, err := projection.ReadStream(r, p, event.DecoderOptions{Mixed: s.mixed})
 	if err != nil {
 		return projection.Report{}, exitCode(1, "reading %s: %v", s.path, err)
 	}
@@ -341,7 +341,7 @@ func reconcileAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	if err != nil {
 		return exitCode(exitRefused, "snapshot %s refused: %v; nothing was appended", name, err)
 	}
-	s, err := jsonl.ParseSnapshot(b)
+	s, err := event.ParseSnapshot(b)
 	if err != nil {
 		return exitCode(exitRefused, "snapshot %s refused: %v; nothing was appended", name, err)
 	}
@@ -377,7 +377,7 @@ func readSnapshot(name string, in io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-func printPlan(std stdio, s jsonl.Snapshot, plan projection.Plan) {
+func printPlan(std stdio, s event.Snapshot, plan projection.Plan) {
 	for _, c := range plan.Corrections {
 		before := string(c.Before)
 		if before == "" {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // lcwrapCmd prepares the lcwrap binary (installed in $PATH by TestMain)
@@ -57,7 +57,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func journalEvents(t *testing.T, path string) []jsonl.Event {
+func journalEvents(t *testing.T, path string) []event.Event {
 	t.Helper()
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -67,8 +67,8 @@ func journalEvents(t *testing.T, path string) []jsonl.Event {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []jsonl.Event
-	d := jsonl.NewDecoder(f, jsonl.DecoderOptions{})
+	var out []event.Event
+	d := event.NewDecoder(f, event.DecoderOptions{})
 	for {
 		rec, err := d.Next()
 		if err != nil {
@@ -78,13 +78,13 @@ func journalEvents(t *testing.T, path string) []jsonl.Event {
 	}
 }
 
-func hasEvent(events []jsonl.Event, kind jsonl.Kind, state jsonl.State) (jsonl.Event, bool) {
+func hasEvent(events []event.Event, kind event.Kind, state event.State) (event.Event, bool) {
 	for _, e := range events {
 		if e.Kind == kind && e.State == state {
 			return e, true
 		}
 	}
-	return jsonl.Event{}, false
+	return event.Event{}, false
 }
 
 // End to end: `lcwrap -- sleep` whose wrapper stops (SIGSTOP) goes stale
@@ -103,7 +103,7 @@ func TestStatusReconcileKilledWrapper(t *testing.T) {
 	})
 	var childPID int
 	waitFor(t, "the child to run", func() bool {
-		e, ok := hasEvent(journalEvents(t, j), jsonl.KindStateChanged, jsonl.StateRunning)
+		e, ok := hasEvent(journalEvents(t, j), event.KindStateChanged, event.StateRunning)
 		if ok {
 			var d struct{ Child procid.Identity }
 			json.Unmarshal(e.Details, &d)
@@ -128,7 +128,7 @@ func TestStatusReconcileKilledWrapper(t *testing.T) {
 	if !strings.Contains(out, "e2e ") || !strings.Contains(out, " running ") || !strings.Contains(out, "stale") {
 		t.Fatalf("live wrapper: table %q", out)
 	}
-	if _, ok := hasEvent(journalEvents(t, j), jsonl.KindTerminal, jsonl.StateLost); ok {
+	if _, ok := hasEvent(journalEvents(t, j), event.KindTerminal, event.StateLost); ok {
 		t.Fatal("a live wrapper's child was marked lost")
 	}
 
@@ -141,7 +141,7 @@ func TestStatusReconcileKilledWrapper(t *testing.T) {
 	if !strings.Contains(errOut, "e2e is lost: its wrapper") || !strings.Contains(errOut, "'lcwrap adopt ") {
 		t.Fatalf("killed wrapper: stderr %q", errOut)
 	}
-	lost, ok := hasEvent(journalEvents(t, j), jsonl.KindTerminal, jsonl.StateLost)
+	lost, ok := hasEvent(journalEvents(t, j), event.KindTerminal, event.StateLost)
 	if !ok || lost.Source != "lcwrap-reconcile" || lost.ChildID != "e2e" {
 		t.Fatalf("no lost event from the reconciler: %+v", lost)
 	}

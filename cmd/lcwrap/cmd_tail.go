@@ -12,8 +12,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // errFound stops a scan once the cursor event is found.
@@ -58,7 +58,7 @@ func tailCommand(std stdio) *cli.Command {
 			child, follow := cmd.String("child"), cmd.Bool("follow")
 			out := bufio.NewWriter(std.out)
 			defer out.Flush()
-			print := func(rec jsonl.Record, raw []byte) error {
+			print := func(rec event.Record, raw []byte) error {
 				if child != "" && rec.Event.ChildID != child {
 					return nil
 				}
@@ -93,7 +93,7 @@ func tailCommand(std stdio) *cli.Command {
 // findEvent returns the journalSequence of the first line holding eventId id.
 func findEvent(path, id string) (int64, error) {
 	var at int64
-	err := journal.Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+	err := journal.Scan(path, 0, func(rec event.Record, raw []byte) error {
 		if rec.Event.EventID == id {
 			at = rec.JournalSequence
 			return errFound

@@ -10,7 +10,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 func validateCommand(std stdio) *cli.Command {
@@ -23,7 +24,7 @@ func validateCommand(std stdio) *cli.Command {
 			"schema, truncated) and up to 32 redacted diagnostics per input.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "mixed", Usage: "count lines that are not lifecycle events as log lines (a CI log)"},
-			&cli.IntFlag{Name: "max-line-bytes", Value: jsonl.DefaultMaxLineBytes, Usage: "longest accepted line, in bytes"},
+			&cli.IntFlag{Name: "max-line-bytes", Value: linereader.DefaultMaxBytes, Usage: "longest accepted line, in bytes"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print only the summary, no diagnostics"},
 			&cli.BoolFlag{Name: "require-events", Usage: "fail when an input holds no valid event (a CI log where lcwrap never ran)"},
 		},
@@ -36,9 +37,9 @@ func validateCommand(std stdio) *cli.Command {
 			if len(inputs) == 0 {
 				inputs = []string{"-"}
 			}
-			opts := jsonl.DecoderOptions{MaxLineBytes: max, Mixed: cmd.Bool("mixed")}
+			opts := event.DecoderOptions{MaxLineBytes: max, Mixed: cmd.Bool("mixed")}
 			allValid := true
-			var total jsonl.Stats
+			var total event.Stats
 			for _, name := range inputs {
 				st, ok, err := validateOne(std, name, opts, cmd.Bool("quiet"), len(inputs) > 1)
 				if err != nil {
@@ -74,19 +75,19 @@ func validateCommand(std stdio) *cli.Command {
 	}
 }
 
-func validateOne(std stdio, name string, opts jsonl.DecoderOptions, quiet, prefix bool) (jsonl.Stats, bool, error) {
+func validateOne(std stdio, name string, opts event.DecoderOptions, quiet, prefix bool) (event.Stats, bool, error) {
 	var r io.Reader
 	if name == "-" {
 		r = std.in
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return jsonl.Stats{}, false, err
+			return event.Stats{}, false, err
 		}
 		defer f.Close()
 		r = f
 	}
-	d := jsonl.NewDecoder(r, opts)
+	d := event.NewDecoder(r, opts)
 	for {
 		_, err := d.Next()
 		if errors.Is(err, io.EOF) {
@@ -108,17 +109,17 @@ func validateOne(std stdio, name string, opts jsonl.DecoderOptions, quiet, prefi
 			fmt.Fprintf(std.out, "  %s\n", dg)
 		}
 		if int64(len(diags)) < st.Invalid {
-			fmt.Fprintf(std.out, "  (%d more problems not shown; at most %d are kept)\n", st.Invalid-int64(len(diags)), jsonl.MaxDiagnostics)
+			fmt.Fprintf(std.out, "  (%d more problems not shown; at most %d are kept)\n", st.Invalid-int64(len(diags)), event.MaxDiagnostics)
 		}
 	}
 	return st, st.Invalid == 0, nil
 }
 
-func summary(st jsonl.Stats, mixed bool) string {
+func summary(st event.Stats, mixed bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d valid, %d invalid", st.Valid, st.Invalid)
 	var parts []string
-	for _, c := range jsonl.Classes {
+	for _, c := range event.Classes {
 		if n := st.ByClass[c]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", c, n))
 		}

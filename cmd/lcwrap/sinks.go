@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
 )
 
@@ -69,9 +70,9 @@ func journalOptions(cmd flagReader) (journal.Options, error) {
 type sinkSet struct {
 	Journal     *journal.Journal // nil with --no-journal or when it could not be opened
 	JournalPath string
-	Files       []emit.Sink // file:PATH and fd:N sinks
-	Stdout      bool        // --emit stdout (or fd:1)
-	Stderr      bool        // --emit stderr (or fd:2)
+	Files       []event.Sink // file:PATH and fd:N sinks
+	Stdout      bool         // --emit stdout (or fd:1)
+	Stderr      bool         // --emit stderr (or fd:2)
 }
 
 // openSinks opens the journal and file sinks the flags ask for. A journal
@@ -143,8 +144,8 @@ func openSinks(cmd flagReader, std stdio) (*sinkSet, error) {
 
 // Sinks returns the journal and file sinks, plus plain stream sinks for
 // commands that share no stream with a child (adopt, emit).
-func (s *sinkSet) Sinks(std stdio, withStreams bool) []emit.Sink {
-	var out []emit.Sink
+func (s *sinkSet) Sinks(std stdio, withStreams bool) []event.Sink {
+	var out []event.Sink
 	if s.Journal != nil {
 		out = append(out, emit.NewJournalSink(s.Journal))
 	}

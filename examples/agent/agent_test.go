@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // waitLimit bounds every wait; none is a timing claim.
@@ -101,7 +101,7 @@ func TestAgentUnderLcwrap(t *testing.T) {
 	var row statusRow
 	until(t, "lcwrap status to show the agent waiting, and a ping", func() bool {
 		row = status(t, lcwrap, env)
-		return row.State == "waiting" && row.Activity != nil && row.Activity.Text == "waiting for approval" && count(t, journal, jsonl.KindHeartbeat) > 0
+		return row.State == "waiting" && row.Activity != nil && row.Activity.Text == "waiting for approval" && count(t, journal, event.KindHeartbeat) > 0
 	})
 	if row.Stale || row.Heartbeat == nil || row.Heartbeat.IntervalMs != 400 {
 		t.Fatalf("status row %+v", row)
@@ -120,9 +120,9 @@ func TestAgentUnderLcwrap(t *testing.T) {
 		switch {
 		case e.State != "":
 			states = append(states, string(e.State))
-		case e.Kind == jsonl.KindActivity:
+		case e.Kind == event.KindActivity:
 			activities = append(activities, e.Activity)
-		case e.Kind == jsonl.KindHeartbeat && e.DetailsMap()["notify"] != "WATCHDOG=1":
+		case e.Kind == event.KindHeartbeat && e.DetailsMap()["notify"] != "WATCHDOG=1":
 			t.Fatalf("a heartbeat not from the agent: %s", e.Details)
 		}
 	}
@@ -174,15 +174,15 @@ func status(t *testing.T, lcwrap string, env []string) statusRow {
 	return statusRow{}
 }
 
-func events(t *testing.T, journal string) []jsonl.Event {
+func events(t *testing.T, journal string) []event.Event {
 	t.Helper()
 	b, err := os.ReadFile(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var evs []jsonl.Event
+	var evs []event.Event
 	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		e, _, err := jsonl.Parse([]byte(l))
+		e, _, err := event.Parse([]byte(l))
 		if err != nil {
 			t.Fatalf("journal line %q: %v", l, err)
 		}
@@ -191,7 +191,7 @@ func events(t *testing.T, journal string) []jsonl.Event {
 	return evs
 }
 
-func count(t *testing.T, journal string, k jsonl.Kind) int {
+func count(t *testing.T, journal string, k event.Kind) int {
 	t.Helper()
 	n := 0
 	for _, e := range events(t, journal) {

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 func TestOrchestrator(t *testing.T) {
@@ -66,16 +66,16 @@ func TestOrchestrator(t *testing.T) {
 	// The snapshot: complete, every child checked and as expected.
 	_, after, _ := strings.Cut(out, "== getSnapshot: lcwrap snapshot --reason session_open\n")
 	line, _, _ := strings.Cut(after, "\n")
-	s, err := jsonl.ParseSnapshot([]byte(line))
+	s, err := event.ParseSnapshot([]byte(line))
 	if err != nil {
 		t.Fatalf("snapshot %q: %v", line, err)
 	}
-	states := map[string]jsonl.State{}
+	states := map[string]event.State{}
 	for _, c := range s.Children {
 		states[c.ChildID] = c.State
 	}
-	if !s.Complete || !s.Coverage.All || len(states) != 3 || states["agent"] != jsonl.StateRunning ||
-		states["build"] != jsonl.StateRunning || states["worker"] != jsonl.StateCreated {
+	if !s.Complete || !s.Coverage.All || len(states) != 3 || states["agent"] != event.StateRunning ||
+		states["build"] != event.StateRunning || states["worker"] != event.StateCreated {
 		t.Fatalf("snapshot %s", line)
 	}
 

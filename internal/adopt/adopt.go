@@ -11,11 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/pidfd"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -211,31 +210,31 @@ func (p *Process) Close() error {
 // diagnostic stating the limits. Outcomes: the child, for Follow; or an
 // error from emit when an event could not be built (nothing more is
 // written). Sink failures are the emitter's to report.
-func (p *Process) Record(e *emit.Emitter, childID string, lineage jsonl.Lineage) (*emit.Child, error) {
+func (p *Process) Record(e *emit.Emitter, childID string, lineage event.Lineage) (*emit.Child, error) {
 	if childID == "" {
 		childID = emit.NewChildID(p.Name())
 	}
 	lineage.External = true
-	lineage.AdoptedAt = emit.Timestamp(e.Now())
-	c := e.Child(childID, lineage, capabilities.AdoptedPIDOnly())
-	if _, err := c.Emit(emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: p.details()}); err != nil {
+	lineage.AdoptedAt = event.Timestamp(e.Now())
+	c := e.Child(childID, lineage, event.AdoptedPIDOnly())
+	if _, err := c.Emit(emit.Spec{Kind: event.KindCreated, State: event.StateCreated, Details: p.details()}); err != nil {
 		return nil, err
 	}
-	if _, err := c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.LimitsDiagnostic{Limits: limits}}); err != nil {
+	if _, err := c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: event.LimitsDiagnostic{Limits: limits}}); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func (p *Process) details() jsonl.AdoptedCreated {
-	d := jsonl.AdoptedCreated{
+func (p *Process) details() event.AdoptedCreated {
+	d := event.AdoptedCreated{
 		PID:         p.id.PID,
 		StartTime:   p.id.StartTime,
 		StartClock:  string(p.id.Clock),
 		BootID:      p.id.BootID,
 		Host:        p.id.Host,
 		Executable:  "unknown",
-		Command:     jsonl.Command(p.argv), // nil: "unknown"
+		Command:     event.Command(p.argv), // nil: "unknown"
 		Observation: "process-presence",
 	}
 	if p.exe != "" {
@@ -258,15 +257,15 @@ func (p *Process) details() jsonl.AdoptedCreated {
 func (p *Process) Follow(ctx context.Context, c *emit.Child) (procid.Verdict, error) {
 	v, err := p.wait(ctx)
 	if err != nil {
-		_, eerr := c.Emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.ObservationEnded{
+		_, eerr := c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: event.ObservationEnded{
 			Observation:  "ended",
 			ProcessState: "unknown",
 			Reason:       err.Error(),
 		}})
 		return v, errors.Join(err, eerr)
 	}
-	_, err = c.Emit(emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: jsonl.Terminal{
-		Claim:       jsonl.ClaimExitStatusOnly,
+	_, err = c.Emit(emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: event.Terminal{
+		Claim:       event.ClaimExitStatusOnly,
 		Observation: "process-exited",
 		ExitStatus:  "unknown",
 		Check:       v.Reason,
@@ -337,5 +336,5 @@ func ReadPIDFile(path string) (int, error) {
 
 // quote shows foreign text in an error: redacted, cut, quoted.
 func quote(s string) string {
-	return strconv.Quote(jsonl.CutRunes(redact.Text(s), 32))
+	return strconv.Quote(event.CutRunes(redact.Text(s), 32))
 }

@@ -14,11 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/pidfd"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -74,7 +73,7 @@ func adoptPID(t *testing.T, ctx context.Context, pid int, opts Options, want str
 		t.Fatalf("Watching() = %s, want %s", got, want)
 	}
 	rec := newRecorder(t)
-	c, err := p.Record(emit.New(emit.Options{}, rec), "", jsonl.Lineage{ParentChildID: "outer-1"})
+	c, err := p.Record(emit.New(emit.Options{}, rec), "", event.Lineage{ParentChildID: "outer-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +98,7 @@ func (a *adoption) finished(t *testing.T) error {
 	return nil
 }
 
-func details(t *testing.T, ev jsonl.Event) map[string]any {
+func details(t *testing.T, ev event.Event) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(ev.Details, &m); err != nil {
@@ -113,14 +112,14 @@ func details(t *testing.T, ev jsonl.Event) map[string]any {
 func checkStart(t *testing.T, a *adoption) map[string]any {
 	t.Helper()
 	created := a.rec.next(t)
-	if created.Kind != jsonl.KindCreated || created.State != jsonl.StateCreated {
+	if created.Kind != event.KindCreated || created.State != event.StateCreated {
 		t.Fatalf("first event %s/%s, want created/created", created.Kind, created.State)
 	}
 	l := created.Lineage
 	if !l.External || l.AdoptedAt == "" || l.ParentChildID != "outer-1" || l.RootChildID != created.ChildID {
 		t.Errorf("lineage %+v", l)
 	}
-	if created.Capabilities != capabilities.AllUnknown() {
+	if created.Capabilities != event.AllUnknown() {
 		t.Errorf("capabilities %+v, want all unknown", created.Capabilities)
 	}
 	if name := filepath.Base(os.Args[0]); a.p.Name() != name || !strings.HasPrefix(created.ChildID, name+"-") {
@@ -133,7 +132,7 @@ func checkStart(t *testing.T, a *adoption) map[string]any {
 		t.Errorf("created details %v, identity %+v", d, id)
 	}
 	diag := a.rec.next(t)
-	if diag.Kind != jsonl.KindDiagnostic || diag.State != "" || details(t, diag)["limits"] != limits {
+	if diag.Kind != event.KindDiagnostic || diag.State != "" || details(t, diag)["limits"] != limits {
 		t.Errorf("second event %s/%s %s, want the limits diagnostic", diag.Kind, diag.State, diag.Details)
 	}
 	return d
@@ -150,7 +149,7 @@ func nonEmpty(s string) any {
 func checkLost(t *testing.T, a *adoption) string {
 	t.Helper()
 	ev := a.rec.next(t)
-	if ev.Kind != jsonl.KindTerminal || ev.State != jsonl.StateLost {
+	if ev.Kind != event.KindTerminal || ev.State != event.StateLost {
 		t.Fatalf("event %s/%s, want terminal/lost", ev.Kind, ev.State)
 	}
 	d := details(t, ev)
@@ -211,7 +210,7 @@ func TestStopObservation(t *testing.T) {
 		}
 		ev := a.rec.next(t)
 		d := details(t, ev)
-		if ev.Kind != jsonl.KindDiagnostic || ev.State != "" || d["observation"] != "ended" || d["processState"] != "unknown" || d["reason"] != stop.Error() {
+		if ev.Kind != event.KindDiagnostic || ev.State != "" || d["observation"] != "ended" || d["processState"] != "unknown" || d["reason"] != stop.Error() {
 			t.Errorf("last event %s/%s %v, want the observation-ended diagnostic", ev.Kind, ev.State, d)
 		}
 		a.rec.none(t)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // The test binary doubles as every helper process: with
@@ -105,20 +105,20 @@ func (h *helper) reap(t *testing.T) {
 // that its line is whole and valid.
 type recorder struct {
 	t      *testing.T
-	events chan jsonl.Event
+	events chan event.Event
 	mu     sync.Mutex
 	lines  []string
 }
 
 func newRecorder(t *testing.T) *recorder {
-	return &recorder{t: t, events: make(chan jsonl.Event, 1024)}
+	return &recorder{t: t, events: make(chan event.Event, 1024)}
 }
 
 func (r *recorder) Name() string { return "recorder" }
 func (r *recorder) Close() error { return nil }
 
-func (r *recorder) WriteEvent(ev *jsonl.Event, line []byte) error {
-	if _, _, err := jsonl.Parse(line[:len(line)-1]); err != nil || line[len(line)-1] != '\n' {
+func (r *recorder) WriteEvent(ev *event.Event, line []byte) error {
+	if _, _, err := event.Parse(line[:len(line)-1]); err != nil || line[len(line)-1] != '\n' {
 		r.t.Errorf("bad line %q: %v", line, err)
 	}
 	r.mu.Lock()
@@ -129,7 +129,7 @@ func (r *recorder) WriteEvent(ev *jsonl.Event, line []byte) error {
 }
 
 // next waits (with a deadline) for the next event.
-func (r *recorder) next(t *testing.T) jsonl.Event {
+func (r *recorder) next(t *testing.T) event.Event {
 	t.Helper()
 	select {
 	case ev := <-r.events:
@@ -137,7 +137,7 @@ func (r *recorder) next(t *testing.T) jsonl.Event {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no event within 20s")
 	}
-	return jsonl.Event{}
+	return event.Event{}
 }
 
 // none requires that no further event was written.

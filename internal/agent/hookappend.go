@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // HookAppend records one payload's Outcome straight into a journal, for a
@@ -42,9 +42,9 @@ type lineSink struct {
 }
 
 func (s *lineSink) Name() string { return "hook" }
-func (s *lineSink) WriteEvent(ev *jsonl.Event, line []byte) error {
+func (s *lineSink) WriteEvent(ev *event.Event, line []byte) error {
 	s.lines = append(s.lines, append([]byte(nil), line...))
-	s.terminal = s.terminal || ev.Kind == jsonl.KindTerminal
+	s.terminal = s.terminal || ev.Kind == event.KindTerminal
 	return nil
 }
 func (s *lineSink) Close() error { return nil }

@@ -5,8 +5,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Agent selections of the command line (--agent).
@@ -34,7 +34,7 @@ type Launch struct {
 	// Added says which integration ran and what Prepare added to the
 	// command line; it is the created event's agent member (nil: the
 	// integration does nothing this run).
-	Added *jsonl.AgentLaunch
+	Added *event.AgentLaunch
 	// Warnings are lines for lcwrap's stderr (without the "lcwrap: ").
 	Warnings []string
 	// Stdout, when not nil, is given every byte of the child's stdout as
@@ -53,7 +53,7 @@ type Launch struct {
 	// agent's own report on the run in AgentReport, attributed to it
 	// (ReportedBy, Via), never as lcwrap's claim; lcwrap's own findings
 	// about the integration in members of their own.
-	Report func(terminal *jsonl.Terminal)
+	Report func(terminal *event.Terminal)
 }
 
 // Driver is one agent integration for runs lcwrap launches.

@@ -3,7 +3,7 @@ package agent
 import (
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // Kind is what an agent's evidence says happened, in lcwrap's words. Each
@@ -80,7 +80,7 @@ type Observation struct {
 	Reason string
 	// Facts are further details the agent gave (cwd, model, transcript
 	// path), recorded as its report.
-	Facts jsonl.Facts
+	Facts event.Facts
 	// At is when the observation was made (zero: now).
 	At time.Time
 }

@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // SessionState is everything a Tracker knows about one agent session: a
@@ -37,7 +37,7 @@ type ChildState struct {
 	Root      string      `json:"root"`
 	External  bool        `json:"external,omitempty"`
 	AdoptedAt string      `json:"adoptedAt,omitempty"`
-	State     jsonl.State `json:"state"`
+	State     event.State `json:"state"`
 	// Seq is the last sequence written.
 	Seq int64 `json:"seq"`
 	// History says the lifecycle's start was seen (history known).

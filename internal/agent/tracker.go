@@ -9,26 +9,25 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Claims of the terminal events a Tracker writes: what each rests on.
 const (
 	// ClaimAgentReportedEnd: the agent itself said the session or
 	// sub-agent ended. It never says the task was done.
-	ClaimAgentReportedEnd = jsonl.ClaimAgentReportedEnd
+	ClaimAgentReportedEnd = event.ClaimAgentReportedEnd
 	// ClaimProcessEnded: the agent's process ended while the child was
 	// still open; how the child ended is unknown.
-	ClaimProcessEnded = jsonl.ClaimLaunchedProcessEnded
+	ClaimProcessEnded = event.ClaimLaunchedProcessEnded
 	// ClaimAgentProcessEnded: the agent's process (adopted, not launched)
 	// ended while the child was still open; how it ended is unknown.
-	ClaimAgentProcessEnded = jsonl.ClaimAgentProcessEnded
+	ClaimAgentProcessEnded = event.ClaimAgentProcessEnded
 	// ClaimSessionEnded: the session ended while this sub-agent was still
 	// open; how the sub-agent ended is unknown.
-	ClaimSessionEnded = jsonl.ClaimSessionEnded
+	ClaimSessionEnded = event.ClaimSessionEnded
 )
 
 // Config says whose evidence a Tracker records and where.
@@ -159,7 +158,7 @@ type ProcessEnd struct {
 	// ChildID is the launched process's child id.
 	ChildID string
 	// Exit is its exit as lcwrap recorded it (nil: not known).
-	Exit *jsonl.Exit
+	Exit *event.Exit
 	// Adopted says lcwrap did not launch it (it observed it).
 	Adopted bool
 }
@@ -170,7 +169,7 @@ type ProcessEnd struct {
 // terminal event may add about the agent (the sessions seen, payloads that
 // named no session), or nil when there is nothing to say. Later calls
 // return nil.
-func (t *Tracker) End(p ProcessEnd) *jsonl.AgentSessions {
+func (t *Tracker) End(p ProcessEnd) *event.AgentSessions {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ended {
@@ -187,18 +186,18 @@ func (t *Tracker) End(p ProcessEnd) *jsonl.AgentSessions {
 		if p.Adopted {
 			claim = ClaimAgentProcessEnded
 		}
-		cause := jsonl.AgentEvent{Claim: claim, Process: &jsonl.AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
+		cause := event.AgentEvent{Claim: claim, Process: &event.AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
 			Note: "the agent's process ended while this was open; how it ended is unknown"}
 		t.closeAgents(s, cause)
 		if s.Current.Open() {
 			t.summary(s)
-			t.write(s.Current, emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: cause})
+			t.write(s.Current, emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: cause})
 		}
 	}
 	if len(ids) == 0 && len(t.orphans) == 0 {
 		return nil
 	}
-	return &jsonl.AgentSessions{Sessions: ids, Source: t.cfg.Source, Unattributed: jsonl.IntMap(t.orphans)}
+	return &event.AgentSessions{Sessions: ids, Source: t.cfg.Source, Unattributed: event.IntMap(t.orphans)}
 }
 
 // --- observations -----------------------------------------------------
@@ -227,28 +226,28 @@ func (t *Tracker) apply(o Observation) {
 		t.open(s, o, true)
 	case PromptSubmitted:
 		c := t.ensure(s, o)
-		t.to(c, jsonl.StateRunning, o, "prompt submitted")
+		t.to(c, event.StateRunning, o, "prompt submitted")
 	case ToolStarted, ToolEnded, ToolFailed:
 		c := t.target(s, o)
-		if c.State == jsonl.StateWaiting || c.State == jsonl.StateStarting {
-			t.to(c, jsonl.StateRunning, o, "")
+		if c.State == event.StateWaiting || c.State == event.StateStarting {
+			t.to(c, event.StateRunning, o, "")
 		}
 		t.activity(c, o, toolText(o))
 	case Working:
-		t.to(t.target(s, o), jsonl.StateRunning, o, o.Summary)
+		t.to(t.target(s, o), event.StateRunning, o, o.Summary)
 	case Waiting:
 		c := t.target(s, o)
-		t.to(c, jsonl.StateWaiting, o, "waiting for "+o.WaitingFor+summaryAfter(o))
+		t.to(c, event.StateWaiting, o, "waiting for "+o.WaitingFor+summaryAfter(o))
 	case TurnEnded:
 		c := t.ensure(s, o)
 		o.WaitingFor = WaitUser
-		t.to(c, jsonl.StateWaiting, o, "turn ended; waiting for the user")
+		t.to(c, event.StateWaiting, o, "turn ended; waiting for the user")
 	case ErrorReported:
 		c := t.target(s, o)
 		d := evidence(o)
 		d.ReportedError = firstSet(o.Reason, "unknown")
 		d.Message = "the agent reported an error; its state is unchanged"
-		t.write(c, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
+		t.write(c, emit.Spec{Kind: event.KindDiagnostic, Details: d})
 	case Note:
 		t.activity(t.target(s, o), o, o.Summary)
 	case SubagentStarted:
@@ -273,7 +272,7 @@ func (t *Tracker) open(s *SessionState, o Observation, seenStart bool) *ChildSta
 	root := firstSet(t.cfg.Root, t.cfg.Parent, id)
 	c := &ChildState{ID: id, Parent: t.cfg.Parent, Root: root, History: seenStart, State: ""}
 	if t.cfg.External {
-		c.External, c.AdoptedAt = true, emit.Timestamp(t.cfg.Now())[:19]+"Z"
+		c.External, c.AdoptedAt = true, event.Timestamp(t.cfg.Now())[:19]+"Z"
 	}
 	s.Current = c
 	d := evidence(o)
@@ -281,8 +280,8 @@ func (t *Tracker) open(s *SessionState, o Observation, seenStart bool) *ChildSta
 	if !seenStart {
 		d.Note = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
-	t.write(c, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: d})
-	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
+	t.write(c, emit.Spec{Kind: event.KindCreated, State: event.StateCreated, Details: d})
+	t.write(c, emit.Spec{Kind: event.KindStateChanged, State: event.StateStarting, Details: evidence(o)})
 	return c
 }
 
@@ -314,8 +313,8 @@ func (t *Tracker) subagentStarted(s *SessionState, o Observation) {
 		return
 	}
 	a = t.newAgent(s, parent, o, true)
-	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
-	t.write(a, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateRunning, Details: evidence(o)})
+	t.write(a, emit.Spec{Kind: event.KindStateChanged, State: event.StateStarting, Details: evidence(o)})
+	t.write(a, emit.Spec{Kind: event.KindStateChanged, State: event.StateRunning, Details: evidence(o)})
 	t.activity(a, o, firstSet(o.AgentType, "unnamed")+" sub-agent started")
 }
 
@@ -333,7 +332,7 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 	}
 	a := &ChildState{ID: id, Parent: parent.ID, Root: parent.Root, External: parent.External, History: seenStart, Lifecycles: n}
 	if a.External {
-		a.AdoptedAt = emit.Timestamp(t.cfg.Now())[:19] + "Z"
+		a.AdoptedAt = event.Timestamp(t.cfg.Now())[:19] + "Z"
 	}
 	s.Agents[o.Agent] = a
 	d := evidence(o)
@@ -341,7 +340,7 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 	if !seenStart {
 		d.Note = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
-	t.write(a, emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated, Details: d})
+	t.write(a, emit.Spec{Kind: event.KindCreated, State: event.StateCreated, Details: d})
 	return a
 }
 
@@ -350,7 +349,7 @@ func (t *Tracker) subagentStopped(s *SessionState, o Observation) {
 	if a != nil && !a.Open() {
 		d := evidence(o)
 		d.Message = "another stop for a sub-agent already recorded as ended: it may have gone on after the first (a hook can keep it running), or its stop came after its session's end; its record stays ended"
-		t.write(a, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
+		t.write(a, emit.Spec{Kind: event.KindDiagnostic, Details: d})
 		return
 	}
 	parent := t.ensure(s, o)
@@ -364,7 +363,7 @@ func (t *Tracker) sessionEnded(s *SessionState, o Observation) {
 	if s.Current != nil && !s.Current.Open() {
 		d := evidence(o)
 		d.Message = "another end for a session already recorded as ended; its record stays ended"
-		t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d})
+		t.write(s.Current, emit.Spec{Kind: event.KindDiagnostic, Details: d})
 		return
 	}
 	c := t.ensure(s, o)
@@ -383,16 +382,16 @@ func (t *Tracker) sessionEnded(s *SessionState, o Observation) {
 func (t *Tracker) reportedEnd(c *ChildState, o Observation, note string) {
 	d := evidence(o)
 	d.Claim, d.Reason, d.Note = ClaimAgentReportedEnd, o.Reason, note
-	state := jsonl.StateCompleted
-	if jsonl.Transition(c.State, state) != nil {
-		state = jsonl.StateLost
+	state := event.StateCompleted
+	if event.Transition(c.State, state) != nil {
+		state = event.StateLost
 		d.Note = note + "; it was never seen at work (no prompt, tool call or start of work was reported), and the lifecycle has no edge from " + string(c.State) + " to completed"
 	}
-	t.write(c, emit.Spec{Kind: jsonl.KindTerminal, State: state, Details: d})
+	t.write(c, emit.Spec{Kind: event.KindTerminal, State: state, Details: d})
 }
 
 // closeAgents ends every open sub-agent of s as lost with cause.
-func (t *Tracker) closeAgents(s *SessionState, cause jsonl.AgentEvent) {
+func (t *Tracker) closeAgents(s *SessionState, cause event.AgentEvent) {
 	ids := make([]string, 0, len(s.Agents))
 	for id, a := range s.Agents {
 		if a.Open() {
@@ -401,34 +400,34 @@ func (t *Tracker) closeAgents(s *SessionState, cause jsonl.AgentEvent) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		t.write(s.Agents[id], emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: cause})
+		t.write(s.Agents[id], emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: cause})
 	}
 }
 
 // to moves c to state and records text as its activity; a child in that
 // state already gets the activity only (a repeated state is never a
 // self-edge).
-func (t *Tracker) to(c *ChildState, state jsonl.State, o Observation, text string) {
+func (t *Tracker) to(c *ChildState, state event.State, o Observation, text string) {
 	if c.State == state {
 		if text != "" {
 			t.activity(c, o, text)
 		}
 		return
 	}
-	if err := jsonl.Transition(c.State, state); err != nil {
-		if c.State == jsonl.StateCreated && state != jsonl.StateStarting {
-			t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting, Details: evidence(o)})
+	if err := event.Transition(c.State, state); err != nil {
+		if c.State == event.StateCreated && state != event.StateStarting {
+			t.write(c, emit.Spec{Kind: event.KindStateChanged, State: event.StateStarting, Details: evidence(o)})
 		} else {
 			t.errs = append(t.errs, fmt.Errorf("agent: %s: %w", c.ID, err))
 			return
 		}
 	}
 	d := evidence(o)
-	if state == jsonl.StateWaiting {
+	if state == event.StateWaiting {
 		d.WaitingFor = o.WaitingFor
 	}
 	d.Tool = o.Tool
-	t.write(c, emit.Spec{Kind: jsonl.KindStateChanged, State: state, Details: d})
+	t.write(c, emit.Spec{Kind: event.KindStateChanged, State: state, Details: d})
 	t.activity(c, o, text) // what moved it, as the child's latest activity
 }
 
@@ -438,7 +437,7 @@ func (t *Tracker) activity(c *ChildState, o Observation, text string) {
 	}
 	d := evidence(o)
 	d.Tool = o.Tool
-	t.write(c, emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: d})
+	t.write(c, emit.Spec{Kind: event.KindActivity, Activity: text, Details: d})
 }
 
 // count records a payload that became no event; the first unrecognised
@@ -458,8 +457,8 @@ func (t *Tracker) count(session, kind string) {
 		return
 	}
 	_, what, _ := strings.Cut(kind, ":")
-	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.AgentEvent{
-		Normalization: &jsonl.Normalization{Outcome: "unrecognized", Kind: what, Count: 1},
+	t.write(s.Current, emit.Spec{Kind: event.KindDiagnostic, Details: event.AgentEvent{
+		Normalization: &event.Normalization{Outcome: "unrecognized", Kind: what, Count: 1},
 		Message:       "a payload of this kind was not recognised and is recorded as nothing else; further ones are counted",
 	}})
 }
@@ -474,8 +473,8 @@ func (t *Tracker) summary(s *SessionState) {
 	if !more || !s.Current.Open() {
 		return
 	}
-	t.write(s.Current, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.AgentEvent{
-		Normalization: &jsonl.Normalization{Counts: jsonl.IntMap(s.Counts)},
+	t.write(s.Current, emit.Spec{Kind: event.KindDiagnostic, Details: event.AgentEvent{
+		Normalization: &event.Normalization{Counts: event.IntMap(s.Counts)},
 		Message:       "payloads of this session that became no event, by kind",
 	}})
 }
@@ -483,19 +482,19 @@ func (t *Tracker) summary(s *SessionState) {
 // write emits one event for c with its next sequence, and follows its
 // state.
 func (t *Tracker) write(c *ChildState, spec emit.Spec) {
-	set := capabilities.AllUnknown()
+	set := event.AllUnknown()
 	if c.History {
-		set.History = capabilities.Known
+		set.History = event.Known
 	}
-	lin := jsonl.Lineage{RootChildID: c.Root, ParentChildID: c.Parent, External: c.External, AdoptedAt: c.AdoptedAt}
-	ch := t.cfg.Emitter.Child(c.ID, lin, capabilities.Profile{Name: t.cfg.Source, Set: set})
+	lin := event.Lineage{RootChildID: c.Root, ParentChildID: c.Parent, External: c.External, AdoptedAt: c.AdoptedAt}
+	ch := t.cfg.Emitter.Child(c.ID, lin, event.Profile{Name: t.cfg.Source, Set: set})
 	ch.SetNextSequence(c.Seq + 1)
 	if _, err := ch.Emit(spec); err != nil {
 		t.errs = append(t.errs, err)
 		return
 	}
 	c.Seq++
-	if spec.State != "" && spec.Kind != jsonl.KindDiagnostic && spec.Kind != jsonl.KindReconciliation {
+	if spec.State != "" && spec.Kind != event.KindDiagnostic && spec.Kind != event.KindReconciliation {
 		c.State = spec.State
 	}
 }
@@ -514,8 +513,8 @@ func (t *Tracker) sessionKey(sid string) string {
 // --- helpers ----------------------------------------------------------
 
 // evidence is the details every event of an observation starts from.
-func evidence(o Observation) jsonl.AgentEvent {
-	d := jsonl.AgentEvent{Evidence: o.Native}
+func evidence(o Observation) event.AgentEvent {
+	d := event.AgentEvent{Evidence: o.Native}
 	if !o.Facts.IsZero() {
 		f := o.Facts
 		d.Reported = &f

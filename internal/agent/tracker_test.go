@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/eventcap"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func newTracker(t *testing.T, cfg Config) (*Tracker, *eventcap.Sink) {
@@ -86,7 +86,7 @@ func TestTrackerSessionLifecycle(t *testing.T) {
 		if ev.Capabilities.History != "known" {
 			t.Fatalf("history should be known when the start was seen: %+v", ev)
 		}
-		if ev.Kind == jsonl.KindTerminal {
+		if ev.Kind == event.KindTerminal {
 			var d map[string]any
 			json.Unmarshal(ev.Details, &d)
 			if d["claim"] != ClaimAgentReportedEnd {
@@ -103,7 +103,7 @@ func TestTrackerProcessEndLosesOpenChildrenOnce(t *testing.T) {
 	tr, sink := newTracker(t, Config{Parent: "p", RunTag: "r1"})
 	tr.Apply(Observe(Observation{Kind: PromptSubmitted, Session: "0123456789abcdef", Native: "UserPromptSubmit"}))
 	tr.Apply(Observe(Observation{Kind: SubagentStarted, Session: "0123456789abcdef", Agent: "ag", Native: "SubagentStart"}))
-	extra := tr.End(ProcessEnd{ChildID: "p", Exit: jsonl.ExitCode(1)})
+	extra := tr.End(ProcessEnd{ChildID: "p", Exit: event.ExitCode(1)})
 	if extra == nil {
 		t.Fatal("no details for the process")
 	}
@@ -146,7 +146,7 @@ func TestTrackerNormalizationCounts(t *testing.T) {
 	diags := 0
 	var summary map[string]any
 	for _, ev := range sink.Events() {
-		if ev.Kind == jsonl.KindDiagnostic {
+		if ev.Kind == event.KindDiagnostic {
 			diags++
 			var d map[string]any
 			json.Unmarshal(ev.Details, &d)

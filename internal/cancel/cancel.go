@@ -8,11 +8,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/wrapsig"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
 
 var (
@@ -108,7 +108,7 @@ func Send(r Request) (*Sent, error) {
 	}
 	rec := projection.NewCancelRecorder(tr, r.Options, r.Now, a)
 	defer rec.Close()
-	if err := rec.Requested(jsonl.CutRunes(r.Reason, jsonl.MaxActivity), self, "SIGTERM"); err != nil {
+	if err := rec.Requested(event.CutRunes(r.Reason, event.MaxActivity), self, "SIGTERM"); err != nil {
 		return nil, fmt.Errorf("%w in %s: %v", ErrRecord, r.Journal, err)
 	}
 	if err := target.Signal(syscall.SIGTERM); err != nil {

@@ -8,18 +8,17 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/wrapsig"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
 
 // record appends the events lcwrap run writes for child id whose wrapper
 // is this test process, one per state.
-func record(t *testing.T, j, id string, states ...jsonl.State) {
+func record(t *testing.T, j, id string, states ...event.State) {
 	t.Helper()
 	self, err := procid.Self()
 	if err != nil {
@@ -30,14 +29,14 @@ func record(t *testing.T, j, id string, states ...jsonl.State) {
 		t.Fatal(err)
 	}
 	em := emit.New(emit.Options{}, emit.NewJournalSink(jr))
-	c := em.Child(id, jsonl.Lineage{}, capabilities.Launched(true))
+	c := em.Child(id, event.Lineage{}, event.Launched(true))
 	for _, st := range states {
-		spec := emit.Spec{Kind: jsonl.KindStateChanged, State: st}
+		spec := emit.Spec{Kind: event.KindStateChanged, State: st}
 		switch {
-		case st == jsonl.StateCreated:
-			spec = emit.Spec{Kind: jsonl.KindCreated, State: st, Details: jsonl.Created{Command: jsonl.Command{"make"}, HeartbeatIntervalMs: 10000, Wrapper: &self, Profile: "launched"}}
+		case st == event.StateCreated:
+			spec = emit.Spec{Kind: event.KindCreated, State: st, Details: event.Created{Command: event.Command{"make"}, HeartbeatIntervalMs: 10000, Wrapper: &self, Profile: "launched"}}
 		case st.Terminal():
-			spec = emit.Spec{Kind: jsonl.KindTerminal, State: st, Details: jsonl.Terminal{Claim: jsonl.ClaimExitStatusOnly, Exit: jsonl.ExitCode(0)}}
+			spec = emit.Spec{Kind: event.KindTerminal, State: st, Details: event.Terminal{Claim: event.ClaimExitStatusOnly, Exit: event.ExitCode(0)}}
 		}
 		if _, err := c.Emit(spec); err != nil {
 			t.Fatal(err)
@@ -74,7 +73,7 @@ func (h *handle) Close() error { return nil }
 // signal goes through the handle opened on the verified wrapper.
 func TestRecordThenSignal(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "journal.jsonl")
-	record(t, j, "job", jsonl.StateCreated, jsonl.StateStarting, jsonl.StateRunning)
+	record(t, j, "job", event.StateCreated, event.StateStarting, event.StateRunning)
 	h := &handle{}
 	h.onSignal = func(syscall.Signal) error {
 		b, _ := os.ReadFile(j)
@@ -96,7 +95,7 @@ func TestRecordThenSignal(t *testing.T) {
 // No authority, nothing recorded, nothing sent.
 func TestRefusalsSendNothing(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "journal.jsonl")
-	record(t, j, "job", jsonl.StateCreated, jsonl.StateStarting, jsonl.StateRunning, jsonl.StateCompleted)
+	record(t, j, "job", event.StateCreated, event.StateStarting, event.StateRunning, event.StateCompleted)
 	before, _ := os.ReadFile(j)
 	never := opener(func(int) (wrapsig.Handle, error) { t.Fatal("a handle was opened"); return nil, nil })
 	for id, want := range map[string]error{"job": projection.ErrEnded, "nobody": projection.ErrUnknownChild} {
@@ -117,19 +116,19 @@ func TestRefusalsSendNothing(t *testing.T) {
 // wrapper gone while the child still runs is a SignalError.
 func TestEndedMeanwhile(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "journal.jsonl")
-	record(t, j, "job", jsonl.StateCreated, jsonl.StateStarting, jsonl.StateRunning)
+	record(t, j, "job", event.StateCreated, event.StateStarting, event.StateRunning)
 	gone := opener(func(int) (wrapsig.Handle, error) { return nil, wrapsig.ErrGone })
 	var se *SignalError
 	if _, err := Send(Request{Journal: j, ChildID: "job", Opener: gone}); !errors.As(err, &se) || se.Recorded || !errors.Is(err, wrapsig.ErrGone) {
 		t.Fatalf("wrapper gone, child running: %v", err)
 	}
 	endsNow := opener(func(int) (wrapsig.Handle, error) {
-		record(t, j, "job", jsonl.StateCompleted)
+		record(t, j, "job", event.StateCompleted)
 		return nil, wrapsig.ErrGone
 	})
 	_, err := Send(Request{Journal: j, ChildID: "job", Opener: endsNow})
 	var ae *projection.AuthorityError
-	if !errors.Is(err, projection.ErrEnded) || !errors.As(err, &ae) || ae.State != jsonl.StateCompleted {
+	if !errors.Is(err, projection.ErrEnded) || !errors.As(err, &ae) || ae.State != event.StateCompleted {
 		t.Fatalf("ended meanwhile: %v", err)
 	}
 }
@@ -137,7 +136,7 @@ func TestEndedMeanwhile(t *testing.T) {
 // A signal that fails after the request was recorded is recorded too.
 func TestNotDelivered(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "journal.jsonl")
-	record(t, j, "job", jsonl.StateCreated, jsonl.StateStarting, jsonl.StateRunning)
+	record(t, j, "job", event.StateCreated, event.StateStarting, event.StateRunning)
 	h := &handle{onSignal: func(syscall.Signal) error { return wrapsig.ErrPermission }}
 	_, err := Send(Request{Journal: j, ChildID: "job", Opener: opener(func(int) (wrapsig.Handle, error) { return h, nil })})
 	var se *SignalError

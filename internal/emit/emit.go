@@ -9,19 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
 // DefaultSource is the source name lcwrap uses unless told otherwise.
 const DefaultSource = "lcwrap"
-
-// TimeFormat is the strict observedAt form: UTC with milliseconds.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
-
-// Timestamp formats t in the strict UTC form.
-func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // NewEpoch returns a fresh sourceEpoch: the start time in milliseconds
 // (base 36) and random characters, so two lcwrap processes never share one.
@@ -91,12 +84,12 @@ type Emitter struct {
 }
 
 type sinkState struct {
-	Sink
+	event.Sink
 	disabled bool
 }
 
 // New returns an Emitter writing to sinks.
-func New(opts Options, sinks ...Sink) *Emitter {
+func New(opts Options, sinks ...event.Sink) *Emitter {
 	e := &Emitter{source: opts.Source, epoch: opts.Epoch, onError: opts.OnSinkError, now: opts.Now}
 	if e.source == "" {
 		e.source = DefaultSource
@@ -155,7 +148,7 @@ func (e *Emitter) Close() error {
 	return errors.Join(errs...)
 }
 
-func (e *Emitter) write(ev *jsonl.Event, line []byte) {
+func (e *Emitter) write(ev *event.Event, line []byte) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, s := range e.sinks {
@@ -180,14 +173,14 @@ type Child struct {
 	e       *Emitter
 	mu      sync.Mutex
 	id      string
-	lineage jsonl.Lineage
-	caps    capabilities.Set
+	lineage event.Lineage
+	caps    event.Capabilities
 	seq     int64
 }
 
 // Child returns the event builder for one lifecycle. The profile is the
 // only way its capabilities are chosen.
-func (e *Emitter) Child(id string, lineage jsonl.Lineage, profile capabilities.Profile) *Child {
+func (e *Emitter) Child(id string, lineage event.Lineage, profile event.Profile) *Child {
 	if lineage.RootChildID == "" {
 		lineage.RootChildID = id
 	}
@@ -201,7 +194,7 @@ func (c *Child) ID() string { return c.id }
 func (c *Child) Silent() bool { return c.e.Silent() }
 
 // Lineage returns the child's lineage.
-func (c *Child) Lineage() jsonl.Lineage { return c.lineage }
+func (c *Child) Lineage() event.Lineage { return c.lineage }
 
 // SetNextSequence makes the next event carry sequence n (for stateless
 // producers that reserved it elsewhere).
@@ -214,19 +207,19 @@ func (c *Child) SetNextSequence(n int64) {
 // Spec is what the caller decides about an event; the Child fills in the
 // identity, sequence, time and capabilities.
 type Spec struct {
-	Kind     jsonl.Kind
-	State    jsonl.State
+	Kind     event.Kind
+	State    event.State
 	Activity string
 	// Details is one of the typed shapes of jsonl (docs/events.md), or
-	// jsonl.FreeDetails for details a caller supplied; nil for none.
-	Details jsonl.Details
+	// event.FreeDetails for details a caller supplied; nil for none.
+	Details event.Details
 }
 
 // Emit builds, redacts, validates and writes one event. It returns the
 // event as written. A validation error means nothing was written and the
 // sequence number was not used. Sink failures are not returned: they are
 // reported through Options.OnSinkError and SinkErrors.
-func (c *Child) Emit(s Spec) (jsonl.Event, error) {
+func (c *Child) Emit(s Spec) (event.Event, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ev, line, err := c.build(s, c.seq+1)
@@ -241,29 +234,29 @@ func (c *Child) Emit(s Spec) (jsonl.Event, error) {
 // Build makes the event Emit would write next, and its line (newline
 // included), without writing it or using its sequence number. Outcomes:
 // those of Emit, nothing written either way.
-func (c *Child) Build(s Spec) (jsonl.Event, []byte, error) {
+func (c *Child) Build(s Spec) (event.Event, []byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.build(s, c.seq+1)
 }
 
-func (c *Child) build(s Spec, seq int64) (jsonl.Event, []byte, error) {
-	ev := jsonl.Event{
-		SchemaVersion: jsonl.SchemaVersion,
+func (c *Child) build(s Spec, seq int64) (event.Event, []byte, error) {
+	ev := event.Event{
+		SchemaVersion: event.SchemaVersion,
 		Source:        c.e.source,
 		SourceEpoch:   c.e.epoch,
 		ChildID:       c.id,
 		Lineage:       c.lineage,
 		Kind:          s.Kind,
 		State:         s.State,
-		ObservedAt:    Timestamp(c.e.now()),
-		Sequence:      jsonl.Int64(seq),
-		Activity:      jsonl.CutRunes(redact.Text(s.Activity), jsonl.MaxActivity),
+		ObservedAt:    event.Timestamp(c.e.now()),
+		Sequence:      event.Int64(seq),
+		Activity:      event.CutRunes(redact.Text(s.Activity), event.MaxActivity),
 		Capabilities:  c.caps,
 	}
 	ev.EventID = fmt.Sprintf("%s/%s/%d", ev.SourceEpoch, ev.ChildID, seq)
 	if s.Details != nil {
-		d, err := jsonl.MarshalDetails(s.Details) // redacted on the way
+		d, err := event.MarshalDetails(s.Details) // redacted on the way
 		if err != nil {
 			return ev, nil, fmt.Errorf("emit: details of %s event: %w", s.Kind, err)
 		}

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // countingWriter records every Write call separately.
@@ -30,7 +29,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 type failingSink struct{ calls int }
 
 func (f *failingSink) Name() string { return "broken" }
-func (f *failingSink) WriteEvent(*jsonl.Event, []byte) error {
+func (f *failingSink) WriteEvent(*event.Event, []byte) error {
 	f.calls++
 	return errors.New("disk full")
 }
@@ -40,12 +39,12 @@ func TestEmitSequenceIdentityAndLines(t *testing.T) {
 	w := &countingWriter{}
 	clock := time.Date(2026, 11, 30, 14, 0, 0, 123456789, time.FixedZone("X", 3600))
 	e := New(Options{Now: func() time.Time { return clock }}, NewWriterSink("test", w))
-	c := e.Child("build-1", jsonl.Lineage{}, capabilities.Launched(true))
+	c := e.Child("build-1", event.Lineage{}, event.Launched(true))
 	kinds := []Spec{
-		{Kind: jsonl.KindCreated, State: jsonl.StateCreated},
-		{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting},
-		{Kind: jsonl.KindHeartbeat},
-		{Kind: jsonl.KindTerminal, State: jsonl.StateCompleted, Details: jsonl.FreeDetails{"exit": map[string]any{"code": 0}}},
+		{Kind: event.KindCreated, State: event.StateCreated},
+		{Kind: event.KindStateChanged, State: event.StateStarting},
+		{Kind: event.KindHeartbeat},
+		{Kind: event.KindTerminal, State: event.StateCompleted, Details: event.FreeDetails{"exit": map[string]any{"code": 0}}},
 	}
 	for _, s := range kinds {
 		if _, err := c.Emit(s); err != nil {
@@ -60,7 +59,7 @@ func TestEmitSequenceIdentityAndLines(t *testing.T) {
 		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
 			t.Fatalf("write %d is not one whole line: %q", i, line)
 		}
-		ev, _, err := jsonl.Parse(line[:len(line)-1])
+		ev, _, err := event.Parse(line[:len(line)-1])
 		if err != nil {
 			t.Fatalf("line %d invalid: %v", i, err)
 		}
@@ -77,7 +76,7 @@ func TestEmitSequenceIdentityAndLines(t *testing.T) {
 			t.Errorf("duplicate eventId %s", ev.EventID)
 		}
 		seen[ev.EventID] = true
-		if ev.Capabilities != capabilities.Launched(true).Set {
+		if ev.Capabilities != event.Launched(true).Set {
 			t.Errorf("capabilities %+v", ev.Capabilities)
 		}
 	}
@@ -86,12 +85,12 @@ func TestEmitSequenceIdentityAndLines(t *testing.T) {
 func TestEmitRefusesInvalidEvents(t *testing.T) {
 	w := &countingWriter{}
 	e := New(Options{}, NewWriterSink("test", w))
-	c := e.Child("c", jsonl.Lineage{}, capabilities.External())
+	c := e.Child("c", event.Lineage{}, event.External())
 	for _, s := range []Spec{
-		{Kind: jsonl.KindTerminal, State: jsonl.StateRunning},
-		{Kind: jsonl.KindHeartbeat, State: jsonl.StateRunning},
+		{Kind: event.KindTerminal, State: event.StateRunning},
+		{Kind: event.KindHeartbeat, State: event.StateRunning},
 		{Kind: "exploded"},
-		{Kind: jsonl.KindCreated},
+		{Kind: event.KindCreated},
 	} {
 		if _, err := c.Emit(s); err == nil {
 			t.Errorf("emitted invalid %+v", s)
@@ -100,7 +99,7 @@ func TestEmitRefusesInvalidEvents(t *testing.T) {
 	if len(w.writes) != 0 {
 		t.Fatalf("invalid events were written: %q", w.writes)
 	}
-	ev, err := c.Emit(Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated})
+	ev, err := c.Emit(Spec{Kind: event.KindCreated, State: event.StateCreated})
 	if err != nil || *ev.Sequence != 1 {
 		t.Fatalf("a refused event must not use a sequence number: %v %v", err, ev.Sequence)
 	}
@@ -109,11 +108,11 @@ func TestEmitRefusesInvalidEvents(t *testing.T) {
 func TestEmitRedactsAndCuts(t *testing.T) {
 	w := &countingWriter{}
 	e := New(Options{}, NewWriterSink("test", w))
-	c := e.Child("c", jsonl.Lineage{}, capabilities.Launched(false))
+	c := e.Child("c", event.Lineage{}, event.Launched(false))
 	_, err := c.Emit(Spec{
-		Kind:     jsonl.KindActivity,
+		Kind:     event.KindActivity,
 		Activity: "export API_TOKEN=abcdef123 " + strings.Repeat("x", 600),
-		Details:  jsonl.FreeDetails{"password": "hunter2", "note": "Bearer abcdefghijkl"},
+		Details:  event.FreeDetails{"password": "hunter2", "note": "Bearer abcdefghijkl"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -124,8 +123,8 @@ func TestEmitRedactsAndCuts(t *testing.T) {
 			t.Errorf("secret %q written: %s", s, line)
 		}
 	}
-	ev, _, _ := jsonl.Parse([]byte(strings.TrimSpace(line)))
-	if n := len([]rune(ev.Activity)); n != jsonl.MaxActivity {
+	ev, _, _ := event.Parse([]byte(strings.TrimSpace(line)))
+	if n := len([]rune(ev.Activity)); n != event.MaxActivity {
 		t.Errorf("activity %d runes", n)
 	}
 }
@@ -135,9 +134,9 @@ func TestFailingSinkIsReportedOnceAndOthersContinue(t *testing.T) {
 	bad := &failingSink{}
 	var reports []string
 	e := New(Options{OnSinkError: func(name string, err error) { reports = append(reports, name+": "+err.Error()) }}, bad, NewWriterSink("ok", w))
-	c := e.Child("c", jsonl.Lineage{}, capabilities.Launched(true))
+	c := e.Child("c", event.Lineage{}, event.Launched(true))
 	for i := 0; i < 3; i++ {
-		if _, err := c.Emit(Spec{Kind: jsonl.KindHeartbeat}); err != nil {
+		if _, err := c.Emit(Spec{Kind: event.KindHeartbeat}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,10 +157,10 @@ func TestConcurrentChildrenWriteWholeLines(t *testing.T) {
 	e := New(Options{}, fs)
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
-		c := e.Child(NewChildID("worker"), jsonl.Lineage{}, capabilities.Launched(true))
+		c := e.Child(NewChildID("worker"), event.Lineage{}, event.Launched(true))
 		wg.Go(func() {
 			for j := 0; j < 200; j++ {
-				if _, err := c.Emit(Spec{Kind: jsonl.KindActivity, Activity: strings.Repeat("a", j)}); err != nil {
+				if _, err := c.Emit(Spec{Kind: event.KindActivity, Activity: strings.Repeat("a", j)}); err != nil {
 					t.Error(err)
 				}
 			}
@@ -177,7 +176,7 @@ func TestConcurrentChildrenWriteWholeLines(t *testing.T) {
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	d := jsonl.NewDecoder(f, jsonl.DecoderOptions{})
+	d := event.NewDecoder(f, event.DecoderOptions{})
 	for {
 		if _, err := d.Next(); err != nil {
 			break

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // maxQueued is how many lines JournalSink holds before WriteEvent waits
@@ -48,7 +48,7 @@ func (s *JournalSink) Name() string { return "journal " + s.j.Path() }
 
 // WriteEvent implements Sink: it queues line for the writer. It returns the
 // error of an earlier append that failed.
-func (s *JournalSink) WriteEvent(ev *jsonl.Event, line []byte) error {
+func (s *JournalSink) WriteEvent(ev *event.Event, line []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.queue) >= maxQueued && s.err == nil {
@@ -62,7 +62,7 @@ func (s *JournalSink) WriteEvent(ev *jsonl.Event, line []byte) error {
 		return errors.New("journal sink is closed")
 	}
 	s.queue = append(s.queue, append([]byte(nil), line...))
-	s.terminal = s.terminal || ev.Kind == jsonl.KindTerminal
+	s.terminal = s.terminal || ev.Kind == event.KindTerminal
 	s.cond.Broadcast()
 	return nil
 }

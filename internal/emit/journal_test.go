@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 func openJournal(t *testing.T, path string, opts journal.Options) *journal.Journal {
@@ -27,17 +26,17 @@ func openJournal(t *testing.T, path string, opts journal.Options) *journal.Journ
 func TestJournalSinkWritesInOrder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
 	e := New(Options{}, NewJournalSink(openJournal(t, path, journal.Options{})))
-	c := e.Child("c", jsonl.Lineage{}, capabilities.Launched(true))
-	c.Emit(Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated})
+	c := e.Child("c", event.Lineage{}, event.Launched(true))
+	c.Emit(Spec{Kind: event.KindCreated, State: event.StateCreated})
 	for i := 0; i < 500; i++ {
-		c.Emit(Spec{Kind: jsonl.KindActivity, Activity: fmt.Sprint("step ", i)})
+		c.Emit(Spec{Kind: event.KindActivity, Activity: fmt.Sprint("step ", i)})
 	}
-	c.Emit(Spec{Kind: jsonl.KindTerminal, State: jsonl.StateFailed, Details: jsonl.FreeDetails{"exit": map[string]any{"code": 1}}})
+	c.Emit(Spec{Kind: event.KindTerminal, State: event.StateFailed, Details: event.FreeDetails{"exit": map[string]any{"code": 1}}})
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	var want int64 = 1
-	err := journal.Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+	err := journal.Scan(path, 0, func(rec event.Record, raw []byte) error {
 		if seq, _ := rec.Event.Seq(); seq != want || rec.JournalSequence != want {
 			return fmt.Errorf("line %d holds sequence %d", rec.JournalSequence, seq)
 		}
@@ -61,11 +60,11 @@ func TestJournalSinkDoesNotBlockOnTheLock(t *testing.T) {
 	owner := fmt.Sprintf(`{"pid":%d,"token":"someone","createdAt":%d,"startTime":%d}`, me.PID, time.Now().UnixMilli(), me.StartTime)
 	os.WriteFile(filepath.Join(lock, "owner.json"), []byte(owner), 0o600)
 	e := New(Options{}, NewJournalSink(openJournal(t, path, journal.Options{LockTimeout: time.Hour})))
-	c := e.Child("c", jsonl.Lineage{}, capabilities.Launched(true))
+	c := e.Child("c", event.Lineage{}, event.Launched(true))
 	returned := make(chan struct{})
 	go func() {
-		c.Emit(Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated})
-		c.Emit(Spec{Kind: jsonl.KindStateChanged, State: jsonl.StateStarting})
+		c.Emit(Spec{Kind: event.KindCreated, State: event.StateCreated})
+		c.Emit(Spec{Kind: event.KindStateChanged, State: event.StateStarting})
 		close(returned)
 	}()
 	select {
@@ -92,19 +91,19 @@ func TestJournalSinkFailureReportedOnce(t *testing.T) {
 	reports := make(chan error, 10)
 	e := New(Options{OnSinkError: func(name string, err error) { reports <- err }},
 		NewJournalSink(openJournal(t, path, journal.Options{})), NewWriterSink("w", w))
-	c := e.Child("c", jsonl.Lineage{}, capabilities.Launched(true))
+	c := e.Child("c", event.Lineage{}, event.Launched(true))
 	deadline := time.Now().Add(20 * time.Second)
 	var n int
 	for len(reports) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the failing journal was never reported")
 		}
-		c.Emit(Spec{Kind: jsonl.KindHeartbeat})
+		c.Emit(Spec{Kind: event.KindHeartbeat})
 		n++
 		time.Sleep(time.Millisecond)
 	}
 	for i := 0; i < 3; i++ {
-		c.Emit(Spec{Kind: jsonl.KindHeartbeat})
+		c.Emit(Spec{Kind: event.KindHeartbeat})
 	}
 	if err := <-reports; !errors.Is(err, journal.ErrBlocked) {
 		t.Fatalf("reported %v", err)
@@ -126,7 +125,7 @@ func TestJournalSinkCloseReturnsUnreportedFailure(t *testing.T) {
 	os.WriteFile(path, []byte("{\"bad\":\n"), 0o600) // a torn final line would be healed
 	s := NewJournalSink(openJournal(t, path, journal.Options{}))
 	e := New(Options{}, s)
-	e.Child("c", jsonl.Lineage{}, capabilities.Launched(true)).Emit(Spec{Kind: jsonl.KindHeartbeat})
+	e.Child("c", event.Lineage{}, event.Launched(true)).Emit(Spec{Kind: event.KindHeartbeat})
 	if err := s.Close(); !errors.Is(err, journal.ErrBlocked) {
 		t.Fatalf("close: %v", err)
 	}

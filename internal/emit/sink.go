@@ -8,20 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
-
-// Sink receives events as whole lines.
-type Sink interface {
-	// Name identifies the sink in warnings ("stderr", "file:/tmp/x").
-	Name() string
-	// WriteEvent writes line (the encoded event and its newline) with a
-	// single write. ev is the event the line encodes.
-	WriteEvent(ev *jsonl.Event, line []byte) error
-	// Close releases the sink. Closing a sink that wraps a stream the
-	// caller owns (stdout, stderr) leaves the stream open.
-	Close() error
-}
 
 // SpecKind is where a --emit sink writes.
 type SpecKind int
@@ -100,7 +88,7 @@ func NewWriterSink(name string, w io.Writer) *WriterSink {
 func (s *WriterSink) Name() string { return s.name }
 
 // WriteEvent implements Sink.
-func (s *WriterSink) WriteEvent(_ *jsonl.Event, line []byte) error {
+func (s *WriterSink) WriteEvent(_ *event.Event, line []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, err := s.w.Write(line)

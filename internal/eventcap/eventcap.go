@@ -6,22 +6,22 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 // Sink keeps every event written, with its line. Safe for concurrent use.
 type Sink struct {
 	mu    sync.Mutex
-	evs   []jsonl.Event
+	evs   []event.Event
 	lines [][]byte
 }
 
-// Name implements emit.Sink.
+// Name implements event.Sink.
 func (c *Sink) Name() string { return "capture" }
 
-// WriteEvent implements emit.Sink: it keeps a copy of ev and its line.
-func (c *Sink) WriteEvent(ev *jsonl.Event, line []byte) error {
+// WriteEvent implements event.Sink: it keeps a copy of ev and its line.
+func (c *Sink) WriteEvent(ev *event.Event, line []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.evs = append(c.evs, *ev)
@@ -29,14 +29,14 @@ func (c *Sink) WriteEvent(ev *jsonl.Event, line []byte) error {
 	return nil
 }
 
-// Close implements emit.Sink.
+// Close implements event.Sink.
 func (c *Sink) Close() error { return nil }
 
 // Events returns a copy of the events written so far.
-func (c *Sink) Events() []jsonl.Event {
+func (c *Sink) Events() []event.Event {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]jsonl.Event(nil), c.evs...)
+	return append([]event.Event(nil), c.evs...)
 }
 
 // Check validates and projects every event written so far, failing the
@@ -58,7 +58,7 @@ func (c *Sink) Check(t testing.TB) *projection.Projection {
 }
 
 // Summary is "kind state activity" of an event, blanks folded.
-func Summary(ev jsonl.Event) string {
+func Summary(ev event.Event) string {
 	return strings.Join(strings.Fields(string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity), " ")
 }
 

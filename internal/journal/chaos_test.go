@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // chaosEnv runs TestChaos at full size: 8 writers × 1000 appends, kills
@@ -169,7 +169,7 @@ func chaos(t *testing.T, writers, each int, killFor, stale time.Duration) {
 	}
 	var all []int64
 	found := map[string]int64{}
-	err = Read(path, ReadOptions{Control: true}, func(rec jsonl.Record, raw []byte) error {
+	err = Read(path, ReadOptions{Control: true}, func(rec event.Record, raw []byte) error {
 		all = append(all, rec.JournalSequence)
 		if !IsControl(&rec) {
 			if _, dup := found[rec.Event.EventID]; dup {

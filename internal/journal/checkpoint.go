@@ -13,7 +13,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 // checkpoint is <journal>.checkpoint: where the verified prefix ends and
@@ -127,7 +127,7 @@ func (j *Journal) loadCheckpoint() error {
 	if buf[n-1] != '\n' || bytes.IndexByte(line, '\n') >= 0 || hex.EncodeToString(sum[:]) != c.LastSHA256 {
 		return nil
 	}
-	l := jsonl.Line{Number: c.Lines, Offset: c.LastOffset, Size: n, Bytes: line}
+	l := linereader.Line{Number: c.Lines, Offset: c.LastOffset, Size: n, Bytes: line}
 	if _, be := checkLine(j.path, l, c.Lines); be != nil {
 		return nil
 	}

@@ -6,8 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // ControlSource is the source of the journal's own records: schema-v1
@@ -61,8 +60,8 @@ type controlDetails struct {
 }
 
 // control returns the control content of a record, nil for any other.
-func control(ev *jsonl.Event) *controlDetails {
-	if ev.Source != ControlSource || ev.Kind != jsonl.KindDiagnostic || ev.ChildID != controlChild || len(ev.Details) == 0 {
+func control(ev *event.Event) *controlDetails {
+	if ev.Source != ControlSource || ev.Kind != event.KindDiagnostic || ev.ChildID != controlChild || len(ev.Details) == 0 {
 		return nil
 	}
 	var d controlDetails
@@ -73,24 +72,24 @@ func control(ev *jsonl.Event) *controlDetails {
 }
 
 // IsControl reports whether rec is one of the journal's own records.
-func IsControl(rec *jsonl.Record) bool { return control(&rec.Event) != nil }
+func IsControl(rec *event.Record) bool { return control(&rec.Event) != nil }
 
 // controlLine encodes a control record (without journalSequence).
 func controlLine(d controlDetails) []byte {
 	var raw [8]byte
 	random(raw[:])
 	details, _ := json.Marshal(d)
-	ev := jsonl.Event{
-		SchemaVersion: jsonl.SchemaVersion,
+	ev := event.Event{
+		SchemaVersion: event.SchemaVersion,
 		EventID:       "journal-" + hex.EncodeToString(raw[:]),
 		Source:        ControlSource,
 		SourceEpoch:   controlEpoch(),
 		ChildID:       controlChild,
-		Lineage:       jsonl.Lineage{RootChildID: controlChild},
-		Kind:          jsonl.KindDiagnostic,
+		Lineage:       event.Lineage{RootChildID: controlChild},
+		Kind:          event.KindDiagnostic,
 		ObservedAt:    time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
 		Details:       details,
-		Capabilities:  capabilities.AllUnknown(),
+		Capabilities:  event.AllUnknown(),
 	}
 	b, _ := ev.Marshal()
 	return b

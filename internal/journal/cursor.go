@@ -6,7 +6,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 // cursor reads one file of a journal, line by line, from where it stopped:
@@ -35,7 +36,7 @@ type cursor struct {
 }
 
 // visit is called for each valid line; ctl is its control content or nil.
-type visit func(rec jsonl.Record, raw []byte, ctl *controlDetails) error
+type visit func(rec event.Record, raw []byte, ctl *controlDetails) error
 
 // run consumes whole lines in [c.off, size). With final false an
 // unfinished final line is left unread (a write in progress); with final
@@ -55,7 +56,7 @@ func (c *cursor) run(size int64, final bool, maxLine int, fn visit) error {
 	if size <= c.off {
 		return nil
 	}
-	lr := jsonl.NewLineReader(io.NewSectionReader(c.f, c.off, size-c.off), maxLine)
+	lr := linereader.New(io.NewSectionReader(c.f, c.off, size-c.off), maxLine)
 	lr.SetOffset(c.off, c.pos)
 	lr.Follow = !final
 	var bad *BlockedError // the unresolved bad line, while looking for its record
@@ -105,14 +106,14 @@ func (c *cursor) run(size int64, final bool, maxLine int, fn visit) error {
 }
 
 // take consumes a quarantine record that resolves the range before it.
-func (c *cursor) take(l jsonl.Line, ctl *controlDetails, fn visit) error {
+func (c *cursor) take(l linereader.Line, ctl *controlDetails, fn visit) error {
 	rec, _ := checkLine(c.path, l, ctl.Journal.Quarantined.FirstSequence+ctl.Journal.Quarantined.Lines)
 	c.resolving = true
 	defer func() { c.resolving = false }()
 	return c.advance(l, rec, ctl, fn)
 }
 
-func (c *cursor) advance(l jsonl.Line, rec jsonl.Record, ctl *controlDetails, fn visit) error {
+func (c *cursor) advance(l linereader.Line, rec event.Record, ctl *controlDetails, fn visit) error {
 	c.off, c.pos = l.Offset+l.Size, rec.JournalSequence
 	c.lastOff = l.Offset
 	if c.keepLast {
@@ -126,7 +127,7 @@ func (c *cursor) advance(l jsonl.Line, rec jsonl.Record, ctl *controlDetails, fn
 
 // quarantineRecord returns l's control content when l is the quarantine
 // record that resolves the bad range starting at bad with lines lines.
-func quarantineRecord(path string, l jsonl.Line, bad *BlockedError, lines int64) *controlDetails {
+func quarantineRecord(path string, l linereader.Line, bad *BlockedError, lines int64) *controlDetails {
 	if l.Problem != "" {
 		return nil
 	}
@@ -146,11 +147,11 @@ func quarantineRecord(path string, l jsonl.Line, bad *BlockedError, lines int64)
 }
 
 // segmentRecord returns the control content of a segment-start record.
-func segmentRecord(l jsonl.Line) *controlDetails {
+func segmentRecord(l linereader.Line) *controlDetails {
 	if l.Problem != "" {
 		return nil
 	}
-	ev, js, err := jsonl.Parse(l.Bytes)
+	ev, js, err := event.Parse(l.Bytes)
 	if err != nil {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // FuzzOwnerRecord: the owner-record reader never panics, accepts only a
@@ -101,7 +101,7 @@ func FuzzQuarantineReader(f *testing.F) {
 				last = 0
 			}
 		}
-		err := Read(path, ReadOptions{Control: true, OnNotice: replaced}, func(rec jsonl.Record, raw []byte) error {
+		err := Read(path, ReadOptions{Control: true, OnNotice: replaced}, func(rec event.Record, raw []byte) error {
 			if rec.JournalSequence <= last {
 				return fmt.Errorf("journalSequence %d after %d", rec.JournalSequence, last)
 			}

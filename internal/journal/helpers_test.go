@@ -15,9 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // The test binary doubles as every helper process: with LCWRAP_JOURNAL_HELPER
@@ -208,18 +207,18 @@ func (h *helperProc) wait(t *testing.T) error {
 
 // testEvent is a valid event line of child id with sequence seq.
 func testEvent(id string, seq int64) []byte {
-	ev := jsonl.Event{
+	ev := event.Event{
 		SchemaVersion: 1,
 		EventID:       fmt.Sprintf("%s/%d", id, seq),
 		Source:        "test",
 		SourceEpoch:   "e",
 		ChildID:       id,
-		Lineage:       jsonl.Lineage{RootChildID: id},
-		Kind:          jsonl.KindActivity,
+		Lineage:       event.Lineage{RootChildID: id},
+		Kind:          event.KindActivity,
 		ObservedAt:    "2026-11-30T12:00:00.000Z",
-		Sequence:      jsonl.Int64(seq),
+		Sequence:      event.Int64(seq),
 		Activity:      "step " + strconv.FormatInt(seq, 10),
-		Capabilities:  capabilities.External().Set,
+		Capabilities:  event.External().Set,
 	}
 	b, err := ev.Marshal()
 	if err != nil {

@@ -16,8 +16,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // FsyncMode says when appends are flushed to stable storage.
@@ -55,7 +56,7 @@ type Options struct {
 	StaleAfter  time.Duration // default 30s
 	Fsync       FsyncMode
 	// MaxLineBytes caps a line, journalSequence included (default and
-	// maximum jsonl.DefaultMaxLineBytes: readers refuse longer lines).
+	// maximum linereader.DefaultMaxBytes: readers refuse longer lines).
 	MaxLineBytes int
 	// MaxBytes seals the live file and starts a new one when an append
 	// would take it past this size (0: never). Refused, silently, on a
@@ -72,10 +73,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.StaleAfter = DefaultStaleAfter
 	}
 	if o.MaxLineBytes <= 0 {
-		o.MaxLineBytes = jsonl.DefaultMaxLineBytes
+		o.MaxLineBytes = linereader.DefaultMaxBytes
 	}
-	if o.MaxLineBytes > jsonl.DefaultMaxLineBytes {
-		return o, fmt.Errorf("journal line cap %d is over %d bytes, the cap every reader applies", o.MaxLineBytes, jsonl.DefaultMaxLineBytes)
+	if o.MaxLineBytes > linereader.DefaultMaxBytes {
+		return o, fmt.Errorf("journal line cap %d is over %d bytes, the cap every reader applies", o.MaxLineBytes, linereader.DefaultMaxBytes)
 	}
 	return o, nil
 }
@@ -364,7 +365,7 @@ func eventLine(l []byte) ([]byte, error) {
 	if bytes.IndexByte(b, '\n') >= 0 {
 		return nil, fmt.Errorf("%w: it spans several lines", ErrInvalidLine)
 	}
-	_, js, err := jsonl.Parse(b)
+	_, js, err := event.Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidLine, err)
 	}
@@ -413,7 +414,7 @@ func (j *Journal) appendLocked(sync bool, prepare func() ([][]byte, error)) (fir
 	}()
 	if err := j.catchUp(true); err != nil {
 		var be *BlockedError
-		if !errors.As(err, &be) || be.Class != jsonl.ClassTruncated {
+		if !errors.As(err, &be) || be.Class != event.ClassTruncated {
 			return 0, err
 		}
 		// Under the lock, a final line without newline is the fragment of

@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func fixture(t testing.TB, name string) []byte {
@@ -81,16 +82,16 @@ func TestNewJournalModes(t *testing.T) {
 // badFixtures are journals whose third line is bad, by class.
 var badFixtures = []struct {
 	file  string
-	class jsonl.Class
+	class event.Class
 }{
-	{"journal/malformed.jsonl", jsonl.ClassMalformed},
-	{"journal/schema.jsonl", jsonl.ClassSchema},
-	{"journal/invalid-utf8.jsonl", jsonl.ClassInvalidUTF8},
+	{"journal/malformed.jsonl", event.ClassMalformed},
+	{"journal/schema.jsonl", event.ClassSchema},
+	{"journal/invalid-utf8.jsonl", event.ClassInvalidUTF8},
 	{"journal/non-monotonic-gap.jsonl", ClassNonMonotonic},
 	{"journal/non-monotonic-missing.jsonl", ClassNonMonotonic},
 	{"journal/non-monotonic-repeat.jsonl", ClassNonMonotonic},
-	{"journal/oversized", jsonl.ClassOversized},
-	{"journal/truncated.jsonl", jsonl.ClassTruncated}, // its fourth line
+	{"journal/oversized", event.ClassOversized},
+	{"journal/truncated.jsonl", event.ClassTruncated}, // its fourth line
 }
 
 func badContent(t *testing.T, file string) (content []byte, line int64, offset int64) {
@@ -126,7 +127,7 @@ func TestBadContentBlocksAndRepairs(t *testing.T) {
 			content, line, offset := badContent(t, c.file)
 			path := writeJournal(t, content)
 			var seen int64
-			err := Scan(path, 0, func(rec jsonl.Record, raw []byte) error { seen++; return nil })
+			err := Scan(path, 0, func(rec event.Record, raw []byte) error { seen++; return nil })
 			var be *BlockedError
 			if !errors.As(err, &be) || be.Line != line || seen != line-1 {
 				t.Fatalf("scan: %v after %d lines", err, seen)
@@ -136,7 +137,7 @@ func TestBadContentBlocksAndRepairs(t *testing.T) {
 				t.Fatalf("verify: %+v %v", r, err)
 			}
 			j := openT(t, path, Options{LockTimeout: time.Second})
-			if c.class != jsonl.ClassTruncated {
+			if c.class != event.ClassTruncated {
 				for i := 0; i < 2; i++ { // the second time from the writer's memory
 					_, err := j.Append([][]byte{testEvent("c", 1)}, false)
 					var be *BlockedError
@@ -153,7 +154,7 @@ func TestBadContentBlocksAndRepairs(t *testing.T) {
 			}
 			var q *Quarantined
 			var copyName string
-			if c.class == jsonl.ClassTruncated {
+			if c.class == event.ClassTruncated {
 				first, err := j.Append([][]byte{testEvent("c", 1)}, false)
 				// The torn line keeps position line, the record line+1.
 				if err != nil || first != line+2 {
@@ -235,7 +236,7 @@ func TestAppendRefusesBadLines(t *testing.T) {
 	if _, err := j.Append([][]byte{append(fits, '\n')}, false); err != nil {
 		t.Fatalf("a line of exactly the cap: %v", err)
 	}
-	if _, err := Open(path+"2", Options{MaxLineBytes: jsonl.DefaultMaxLineBytes + 1}); err == nil {
+	if _, err := Open(path+"2", Options{MaxLineBytes: linereader.DefaultMaxBytes + 1}); err == nil {
 		t.Fatal("a cap above the readers' cap was accepted")
 	}
 }
@@ -566,7 +567,7 @@ func TestScanAfter(t *testing.T) {
 	ref := fixture(t, "reference/journal-reference-format.jsonl")
 	path := writeJournal(t, ref)
 	var got []byte
-	err := Scan(path, 2, func(rec jsonl.Record, raw []byte) error {
+	err := Scan(path, 2, func(rec event.Record, raw []byte) error {
 		got = append(append(got, raw...), '\n')
 		return nil
 	})
@@ -575,7 +576,7 @@ func TestScanAfter(t *testing.T) {
 		t.Fatalf("%v %q", err, got)
 	}
 	stop := errors.New("stop")
-	if err := Scan(path, 0, func(jsonl.Record, []byte) error { return stop }); err != stop {
+	if err := Scan(path, 0, func(event.Record, []byte) error { return stop }); err != stop {
 		t.Fatal(err)
 	}
 }
@@ -597,7 +598,7 @@ func TestScanWaitsForAWriteInProgress(t *testing.T) {
 	done := make(chan error, 1)
 	var got []int64
 	go func() {
-		done <- Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+		done <- Scan(path, 0, func(rec event.Record, raw []byte) error {
 			got = append(got, rec.JournalSequence)
 			if rec.JournalSequence == 1 {
 				// The write completes later, after Scan has met the
@@ -640,7 +641,7 @@ func testFollowSurvivesRepair(t *testing.T, o ReadOptions) {
 	done := make(chan error, 1)
 	go func() {
 		o.After, o.OnBlocked = 1, func(be *BlockedError) { blocked <- be }
-		done <- FollowWith(ctx, path, o, func(rec jsonl.Record, raw []byte) error {
+		done <- FollowWith(ctx, path, o, func(rec event.Record, raw []byte) error {
 			recs <- rec.JournalSequence
 			return nil
 		})
@@ -665,7 +666,7 @@ func testFollowSurvivesRepair(t *testing.T, o ReadOptions) {
 	f.Close()
 	select {
 	case be := <-blocked:
-		if be.Class != jsonl.ClassTruncated || be.Line != 4 {
+		if be.Class != event.ClassTruncated || be.Line != 4 {
 			t.Fatalf("blocked %v", be)
 		}
 	case <-time.After(10 * time.Second):
@@ -705,7 +706,7 @@ func testFollowWaitsForJournal(t *testing.T, o ReadOptions) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	recs := make(chan int64, 10)
-	go FollowWith(ctx, path, o, func(rec jsonl.Record, raw []byte) error { recs <- rec.JournalSequence; return nil })
+	go FollowWith(ctx, path, o, func(rec event.Record, raw []byte) error { recs <- rec.JournalSequence; return nil })
 	j := openT(t, path, Options{})
 	j.Append([][]byte{testEvent("w", 1)}, false)
 	select {
@@ -754,7 +755,7 @@ func FuzzReplay(f *testing.F) {
 		line := testEvent("fuzz", 1)
 		first, err := j.Append([][]byte{line}, false)
 		got, _ := os.ReadFile(path)
-		if !r.Clean() && r.Blocked.Class == jsonl.ClassTruncated {
+		if !r.Clean() && r.Blocked.Class == event.ClassTruncated {
 			// A torn final line is healed in place by the next writer.
 			if err != nil || !bytes.HasPrefix(got, content) {
 				t.Fatalf("torn tail not healed: %v", err)

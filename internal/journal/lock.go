@@ -19,8 +19,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // ownerFile is the owner record inside the lock directory.
@@ -78,7 +78,7 @@ func (o owner) appendJSON(b []byte) []byte {
 	b = append(b, `{"pid":`...)
 	b = strconv.AppendInt(b, int64(o.PID), 10)
 	b = append(b, `,"token":`...)
-	b = jsonl.AppendString(b, o.Token)
+	b = event.AppendString(b, o.Token)
 	b = append(b, `,"createdAt":`...)
 	b = strconv.AppendInt(b, o.CreatedAt, 10)
 	if o.StartTime != 0 {
@@ -93,7 +93,7 @@ func (o owner) appendJSON(b []byte) []byte {
 			b = append(b, `,"`...)
 			b = append(b, f.k...)
 			b = append(b, `":`...)
-			b = jsonl.AppendString(b, f.v)
+			b = event.AppendString(b, f.v)
 		}
 	}
 	return append(b, '}')

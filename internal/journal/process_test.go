@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Eight processes append 1000 events each, one per Append: every line is
@@ -49,7 +49,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 	seen := map[string]int64{}
 	last := map[string]int64{}
-	err := Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+	err := Scan(path, 0, func(rec event.Record, raw []byte) error {
 		id := rec.Event.EventID
 		if _, dup := seen[id]; dup {
 			return fmt.Errorf("eventId %s twice", id)
@@ -110,7 +110,7 @@ func TestKilledWriters(t *testing.T) {
 	opts := Options{StaleAfter: 200 * time.Millisecond, LockTimeout: 10 * time.Second}
 	if !r.Clean() {
 		// Only a torn final write is acceptable.
-		if r.Blocked.Class != jsonl.ClassTruncated || r.Lines != r.Valid+1 {
+		if r.Blocked.Class != event.ClassTruncated || r.Lines != r.Valid+1 {
 			t.Fatalf("killed writers left more than a torn final write: %v %v", r.Blocked, r.ByClass)
 		}
 		rep, err := Repair(path, opts)
@@ -124,7 +124,7 @@ func TestKilledWriters(t *testing.T) {
 		}
 	}
 	seen := map[string]int64{}
-	Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+	Scan(path, 0, func(rec event.Record, raw []byte) error {
 		seen[rec.Event.EventID] = rec.JournalSequence
 		return nil
 	})
@@ -408,7 +408,7 @@ func TestAppendNextAcrossProcesses(t *testing.T) {
 		}
 	}
 	var want int64 = 1
-	err := Scan(path, 0, func(rec jsonl.Record, raw []byte) error {
+	err := Scan(path, 0, func(rec event.Record, raw []byte) error {
 		if seq, _ := rec.Event.Seq(); seq != want {
 			return fmt.Errorf("sequence %d at line %d, want %d", seq, rec.JournalSequence, want)
 		}

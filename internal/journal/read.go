@@ -13,12 +13,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 // ClassNonMonotonic is the class of a line whose journalSequence is missing
 // or differs from its position.
-const ClassNonMonotonic jsonl.Class = "non-monotonic"
+const ClassNonMonotonic event.Class = "non-monotonic"
 
 // BlockedError is the first bad line of a journal that no quarantine
 // record covers: nothing may be appended after it until `lcwrap journal
@@ -28,7 +29,7 @@ type BlockedError struct {
 	Path   string      // the file holding the line
 	Line   int64       // its position (journalSequence it occupies)
 	Offset int64       // byte offset of the line's first byte in Path
-	Class  jsonl.Class // a jsonl class or ClassNonMonotonic
+	Class  event.Class // a jsonl class or ClassNonMonotonic
 	Reason string      // redacted, one line
 	size   int64       // the line's size, its newline included
 }
@@ -210,7 +211,7 @@ const defaultWatchPoll = 30 * time.Second
 type reader struct {
 	path string
 	o    ReadOptions
-	fn   func(jsonl.Record, []byte) error
+	fn   func(event.Record, []byte) error
 
 	seen       int64 // highest journalSequence passed on (or the cursor)
 	doneSealed int64 // first journalSequence of the last sealed file read (0: none)
@@ -223,7 +224,7 @@ type reader struct {
 	blocked    *BlockedError // the first bad line of a sealed file, kept for Read's result
 }
 
-func newReader(path string, o ReadOptions, fn func(jsonl.Record, []byte) error) *reader {
+func newReader(path string, o ReadOptions, fn func(event.Record, []byte) error) *reader {
 	return &reader{path: path, o: o, fn: fn, seen: o.After}
 }
 
@@ -234,7 +235,7 @@ func (r *reader) close() {
 	}
 }
 
-func (r *reader) visit(rec jsonl.Record, raw []byte, ctl *controlDetails) error {
+func (r *reader) visit(rec event.Record, raw []byte, ctl *controlDetails) error {
 	if ctl != nil {
 		if ctl.Journal.Quarantined != nil && r.cur.resolving && r.o.OnNotice != nil {
 			r.o.OnNotice(Notice{Kind: NoticeQuarantined, Path: r.cur.path, Quarantined: ctl.Journal.Quarantined, Sequence: rec.JournalSequence})
@@ -285,7 +286,7 @@ func (r *reader) look(follow bool) error {
 		}
 		if !r.live {
 			// Sealed: immutable and whole.
-			err := r.cur.run(size, true, jsonl.DefaultMaxLineBytes, r.visit)
+			err := r.cur.run(size, true, linereader.DefaultMaxBytes, r.visit)
 			var be *BlockedError
 			if errors.As(err, &be) {
 				r.block(be)
@@ -300,7 +301,7 @@ func (r *reader) look(follow bool) error {
 			r.close()
 			continue
 		}
-		err = r.cur.run(size, false, jsonl.DefaultMaxLineBytes, r.visit)
+		err = r.cur.run(size, false, linereader.DefaultMaxBytes, r.visit)
 		var be *BlockedError
 		if err != nil && !errors.As(err, &be) {
 			return err
@@ -313,7 +314,7 @@ func (r *reader) look(follow bool) error {
 				}
 				return nil
 			}
-			err = r.cur.run(size, true, jsonl.DefaultMaxLineBytes, r.visit)
+			err = r.cur.run(size, true, linereader.DefaultMaxBytes, r.visit)
 			if err != nil && !errors.As(err, &be) {
 				return err
 			}
@@ -328,7 +329,7 @@ func (r *reader) look(follow bool) error {
 			return err
 		}
 		if size2, err := fileSize(r.f); err == nil && size2 > size {
-			if err := r.cur.run(size2, true, jsonl.DefaultMaxLineBytes, r.visit); err != nil && !errors.As(err, &be) {
+			if err := r.cur.run(size2, true, linereader.DefaultMaxBytes, r.visit); err != nil && !errors.As(err, &be) {
 				return err
 			}
 		}
@@ -434,7 +435,7 @@ func peekBase(f *os.File) int64 {
 	if err != nil || size == 0 {
 		return 0
 	}
-	c.run(min(size, int64(jsonl.DefaultMaxLineBytes)+1), false, jsonl.DefaultMaxLineBytes, func(rec jsonl.Record, raw []byte, ctl *controlDetails) error {
+	c.run(min(size, int64(linereader.DefaultMaxBytes)+1), false, linereader.DefaultMaxBytes, func(rec event.Record, raw []byte, ctl *controlDetails) error {
 		if ctl != nil && ctl.Journal.Segment != nil && rec.Line.Offset == 0 {
 			base = rec.JournalSequence - 1
 		}
@@ -460,7 +461,7 @@ var errStop = errors.New("stop")
 // wrapping fs.ErrNotExist when there is no journal; an *fs.PathError
 // wrapping ErrSymlink or ErrNotRegular; other I/O errors wrapped with the
 // path.
-func Read(path string, o ReadOptions, fn func(rec jsonl.Record, raw []byte) error) error {
+func Read(path string, o ReadOptions, fn func(rec event.Record, raw []byte) error) error {
 	if _, err := openCheck(path); err != nil {
 		return err
 	}
@@ -487,12 +488,12 @@ func openCheck(path string) (bool, error) {
 }
 
 // Scan is Read with only a cursor.
-func Scan(path string, after int64, fn func(rec jsonl.Record, raw []byte) error) error {
+func Scan(path string, after int64, fn func(rec event.Record, raw []byte) error) error {
 	return Read(path, ReadOptions{After: after}, fn)
 }
 
 // Follow is FollowWith with a cursor and a blocked callback.
-func Follow(ctx context.Context, path string, after int64, fn func(rec jsonl.Record, raw []byte) error, onBlocked func(*BlockedError)) error {
+func Follow(ctx context.Context, path string, after int64, fn func(rec event.Record, raw []byte) error, onBlocked func(*BlockedError)) error {
 	return FollowWith(ctx, path, ReadOptions{After: after, OnBlocked: onBlocked}, fn)
 }
 
@@ -509,7 +510,7 @@ func Follow(ctx context.Context, path string, after int64, fn func(rec jsonl.Rec
 //
 // Outcomes: ctx.Err() when ctx is done; fn's error as it is; an
 // *fs.PathError wrapping ErrSymlink or ErrNotRegular; other I/O errors.
-func FollowWith(ctx context.Context, path string, o ReadOptions, fn func(rec jsonl.Record, raw []byte) error) error {
+func FollowWith(ctx context.Context, path string, o ReadOptions, fn func(rec event.Record, raw []byte) error) error {
 	r := newReader(path, o, fn)
 	defer r.close()
 	var w *dirWatch
@@ -589,7 +590,7 @@ type Report struct {
 	Quarantined []Quarantined // ranges skipped, as their records say
 	// ByClass counts every bad line no record covers, each judged on its
 	// own at its position.
-	ByClass map[jsonl.Class]int64
+	ByClass map[event.Class]int64
 }
 
 // Clean reports whether every line is valid or quarantined.
@@ -603,7 +604,7 @@ func (r Report) Clean() bool { return r.Blocked == nil }
 // clean); an error wrapping fs.ErrNotExist; an *fs.PathError wrapping
 // ErrSymlink or ErrNotRegular; an I/O error.
 func Verify(path string) (Report, error) {
-	rep := Report{Path: path, ByClass: map[jsonl.Class]int64{}}
+	rep := Report{Path: path, ByClass: map[event.Class]int64{}}
 	if _, err := openCheck(path); err != nil {
 		return rep, err
 	}
@@ -628,7 +629,7 @@ func Verify(path string) (Report, error) {
 				return err
 			}
 			final := !live
-			err = c.run(size, final, jsonl.DefaultMaxLineBytes, func(rec jsonl.Record, raw []byte, ctl *controlDetails) error {
+			err = c.run(size, final, linereader.DefaultMaxBytes, func(rec event.Record, raw []byte, ctl *controlDetails) error {
 				if ctl != nil && ctl.Journal.Quarantined != nil && c.resolving {
 					rep.Quarantined = append(rep.Quarantined, *ctl.Journal.Quarantined)
 				}

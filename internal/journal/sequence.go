@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // lastSequence reads backwards firstChunk bytes first, then twice as much
@@ -99,7 +99,7 @@ func (j *Journal) lastSequenceIn(f io.ReaderAt, path string, size int64, key Key
 			if needle != nil && !bytes.Contains(line, needle) {
 				continue
 			}
-			ev, _, err := jsonl.Parse(line)
+			ev, _, err := event.Parse(line)
 			if err != nil || ev.ChildID != key.ChildID || ev.SourceEpoch != key.SourceEpoch || ev.Source != key.Source {
 				continue
 			}

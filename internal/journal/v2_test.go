@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // v2Helpers are the helper processes of the journal v2 tests.
@@ -171,7 +171,7 @@ func TestTornTailHealedByNextHolder(t *testing.T) {
 		t.Fatalf("copy %q, %v", cp, err)
 	}
 	var seqs []int64
-	Scan(path, 0, func(rec jsonl.Record, raw []byte) error { seqs = append(seqs, rec.JournalSequence); return nil })
+	Scan(path, 0, func(rec event.Record, raw []byte) error { seqs = append(seqs, rec.JournalSequence); return nil })
 	if fmt.Sprint(seqs) != "[1 2 3 6]" {
 		t.Fatalf("readers saw %v", seqs)
 	}
@@ -216,7 +216,7 @@ func TestFollowerSeesNoByteMoved(t *testing.T) {
 	defer cancel()
 	got := make(chan string, 1000)
 	notices := make(chan Notice, 100)
-	go FollowWith(ctx, path, ReadOptions{OnNotice: func(n Notice) { notices <- n }}, func(rec jsonl.Record, raw []byte) error {
+	go FollowWith(ctx, path, ReadOptions{OnNotice: func(n Notice) { notices <- n }}, func(rec event.Record, raw []byte) error {
 		got <- rec.Event.EventID
 		return nil
 	})
@@ -323,7 +323,7 @@ func TestRotation(t *testing.T) {
 	var all []int64
 	var seqs []int64
 	ctl := map[int64]bool{}
-	err := Read(path, ReadOptions{Control: true}, func(rec jsonl.Record, raw []byte) error {
+	err := Read(path, ReadOptions{Control: true}, func(rec event.Record, raw []byte) error {
 		all = append(all, rec.JournalSequence)
 		ctl[rec.JournalSequence] = IsControl(&rec)
 		if !IsControl(&rec) {
@@ -351,7 +351,7 @@ func TestRotation(t *testing.T) {
 	// From a cursor inside a sealed file.
 	cur := all[len(all)/3]
 	var n int
-	Scan(path, cur, func(rec jsonl.Record, raw []byte) error {
+	Scan(path, cur, func(rec event.Record, raw []byte) error {
 		if rec.JournalSequence <= cur {
 			t.Fatalf("line %d before the cursor %d", rec.JournalSequence, cur)
 		}
@@ -477,12 +477,12 @@ func TestReadersRefuseNonRegularFiles(t *testing.T) {
 	}
 	for _, p := range []string{fifo, "/dev/zero", t.TempDir()} {
 		done := make(chan error, 3)
-		go func() { done <- Scan(p, 0, func(jsonl.Record, []byte) error { return nil }) }()
+		go func() { done <- Scan(p, 0, func(event.Record, []byte) error { return nil }) }()
 		go func() { _, err := Verify(p); done <- err }()
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			done <- Follow(ctx, p, 0, func(jsonl.Record, []byte) error { return nil }, nil)
+			done <- Follow(ctx, p, 0, func(event.Record, []byte) error { return nil }, nil)
 		}()
 		for i := 0; i < 3; i++ {
 			select {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // watchOnly is Watch with every poll an hour away: a line these options
@@ -33,7 +33,7 @@ func TestFollowWatchWakesOnChange(t *testing.T) {
 	o.OnNotice = func(n Notice) { notices <- n }
 	done := make(chan error, 1)
 	go func() {
-		done <- FollowWith(ctx, path, o, func(rec jsonl.Record, raw []byte) error {
+		done <- FollowWith(ctx, path, o, func(rec event.Record, raw []byte) error {
 			recs <- rec.JournalSequence
 			return nil
 		})
@@ -123,7 +123,7 @@ func TestFollowWatchEndsWithContext(t *testing.T) {
 	o := watchOnly
 	o.watching = func(seen int64) { waiting <- seen }
 	done := make(chan error, 1)
-	go func() { done <- FollowWith(ctx, path, o, func(jsonl.Record, []byte) error { return nil }) }()
+	go func() { done <- FollowWith(ctx, path, o, func(event.Record, []byte) error { return nil }) }()
 	select {
 	case <-waiting:
 	case <-time.After(20 * time.Second):

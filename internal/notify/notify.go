@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -45,7 +45,7 @@ const (
 	Oversized  = "oversized"            // longer than MaxSize
 	Malformed  = "malformed"            // not KEY=VALUE lines of UTF-8
 	Unexpected = "unexpected"           // well formed, but it cannot be applied
-	Suppressed = jsonl.NotifySuppressed // diagnostics that were counted, not written
+	Suppressed = event.NotifySuppressed // diagnostics that were counted, not written
 )
 
 // Field is one KEY=VALUE assignment of a datagram.
@@ -166,7 +166,7 @@ func InTree(t procid.Table, pid, root int) error {
 // half a secret unrecognised).
 func excerpt(b []byte) string {
 	s := strings.ToValidUTF8(string(b[:min(len(b), 16*MaxExcerpt)]), "\uFFFD")
-	return jsonl.CutRunes(redact.Text(s), MaxExcerpt)
+	return event.CutRunes(redact.Text(s), MaxExcerpt)
 }
 
 // CloseFDs closes the descriptors a datagram brought.

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // CancelSource is the source of the events `lcwrap cancel` records. Each
@@ -39,7 +38,7 @@ var (
 type AuthorityError struct {
 	ChildID string
 	// State is the child's projected state ("" when unknown).
-	State jsonl.State
+	State event.State
 	// Reason says what was found, in words fit for one line.
 	Reason string
 	// Err is one of ErrUnknownChild, ErrNoAuthority, ErrEnded,
@@ -59,7 +58,7 @@ func (e *AuthorityError) Unwrap() error { return e.Err }
 // again when it is signalled.
 type Authority struct {
 	target
-	State   jsonl.State
+	State   event.State
 	Wrapper procid.Identity
 }
 
@@ -99,7 +98,7 @@ func (t *Tracker) CancelAuthority(childID string, table procid.Table) (Authority
 		return refuse(ErrUnknownChild, "no event in the journal names this child")
 	case a.lineage.External:
 		return refuse(ErrNoAuthority, "it is an adopted (external) child: lcwrap only observes it and has no authority to cancel it (cancel capability %s)", a.caps.Cancel)
-	case a.caps.Cancel != capabilities.Known:
+	case a.caps.Cancel != event.Known:
 		return refuse(ErrNoAuthority, "its cancel capability is %s: lcwrap has no authority to cancel it", a.caps.Cancel)
 	case a.State.Terminal():
 		return refuse(ErrEnded, "it has already ended: %s", a.State)
@@ -119,7 +118,7 @@ func (t *Tracker) CancelAuthority(childID string, table procid.Table) (Authority
 	case procid.Unknown:
 		return refuse(ErrNoAuthority, "its wrapper (pid %d) cannot be verified: %s", a.Wrapper.PID, v.Reason)
 	}
-	if a.State == jsonl.StateCreated {
+	if a.State == event.StateCreated {
 		return refuse(ErrNotStarted, "it has not started yet (state created): its wrapper may not accept a cancel request yet")
 	}
 	return a, nil
@@ -144,8 +143,8 @@ func NewCancelRecorder(t *Tracker, opts journal.Options, now func() time.Time, a
 // is in the journal; a *journal.BlockedError or another open or append
 // error (then nothing may be sent).
 func (r *CancelRecorder) Requested(reason string, by procid.Identity, signal string) error {
-	d := jsonl.CancelRequested{Request: "cancel", RequestedBy: by, Wrapper: r.a.Wrapper, Signal: signal, Reason: reason}
-	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: d}}})
+	d := event.CancelRequested{Request: "cancel", RequestedBy: by, Wrapper: r.a.Wrapper, Signal: signal, Reason: reason}
+	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: event.KindDiagnostic, Details: d}}})
 }
 
 // Close releases the journal the recorder appended to.
@@ -154,7 +153,7 @@ func (r *CancelRecorder) Close() error { return r.w.Close() }
 // NotDelivered appends the diagnostic event that says the recorded request
 // did not reach the wrapper, and why. Outcomes: those of Requested.
 func (r *CancelRecorder) NotDelivered(why error) error {
-	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.CancelNotDelivered{
+	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: event.KindDiagnostic, Details: event.CancelNotDelivered{
 		Request: "cancel",
 		Error:   why.Error(),
 	}}}})
@@ -186,7 +185,7 @@ func (t *Tracker) WaitEnded(ctx context.Context, childID string) (ChildView, err
 	t.mu.Lock()
 	after := t.cursor
 	t.mu.Unlock()
-	err := journal.Follow(ctx, t.path, after, func(rec jsonl.Record, raw []byte) error {
+	err := journal.Follow(ctx, t.path, after, func(rec event.Record, raw []byte) error {
 		t.apply(rec, raw)
 		if rec.Event.ChildID == childID && ended() {
 			return errEnded

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // permissionTable cannot inspect any pid.
@@ -26,12 +25,12 @@ func TestCancelAuthority(t *testing.T) {
 	noHost := procid.Identity{PID: 4242, StartTime: 77}
 	noStart := localIdentity(4242, 0)
 	remote := procid.Identity{PID: 4242, StartTime: 77, Host: "elsewhere.example"}
-	hook := ev("hook", 1, jsonl.KindCreated, created)
-	hook.Capabilities = capabilities.External().Set
-	var events []jsonl.Event
+	hook := ev("hook", 1, event.KindCreated, created)
+	hook.Capabilities = event.External().Set
+	var events []event.Event
 	events = append(events, launched("run", wrapper, 4250, 1000)...)
 	events = append(events, launched("done", wrapper, 4250, 1000)...)
-	events = append(events, ev("done", 5, jsonl.KindTerminal, completed))
+	events = append(events, ev("done", 5, event.KindTerminal, completed))
 	events = append(events, launched("remote", remote, 4250, 1000)...)
 	events = append(events, launched("nohost", noHost, 4250, 1000)...)
 	events = append(events, launched("nostart", noStart, 4250, 1000)...)
@@ -52,7 +51,7 @@ func TestCancelAuthority(t *testing.T) {
 		child string
 		table procid.Table
 		want  error
-		state jsonl.State
+		state event.State
 		says  string
 	}{
 		{"stranger", alive, ErrUnknownChild, "", "no event"},
@@ -111,7 +110,7 @@ func TestCancelRecorderAndWait(t *testing.T) {
 	if err := rec.NotDelivered(errors.New("pid 4242: the process is gone")); err != nil {
 		t.Fatal(err)
 	}
-	var reqs []jsonl.Event
+	var reqs []event.Event
 	for _, e := range readJournal(t, path) {
 		if e.Source == CancelSource {
 			reqs = append(reqs, e)
@@ -121,8 +120,8 @@ func TestCancelRecorderAndWait(t *testing.T) {
 		t.Fatalf("%d events from the canceller, want 2", len(reqs))
 	}
 	for i, e := range reqs {
-		if e.Kind != jsonl.KindDiagnostic || e.State != "" || e.ChildID != "run" || e.Lineage.RootChildID != "run" ||
-			e.Capabilities != capabilities.Launched(true).Set || *e.Sequence != int64(i+1) || e.SourceEpoch != reqs[0].SourceEpoch {
+		if e.Kind != event.KindDiagnostic || e.State != "" || e.ChildID != "run" || e.Lineage.RootChildID != "run" ||
+			e.Capabilities != event.Launched(true).Set || *e.Sequence != int64(i+1) || e.SourceEpoch != reqs[0].SourceEpoch {
 			t.Fatalf("event %d: %+v", i, e)
 		}
 	}
@@ -154,7 +153,7 @@ func TestCancelRecorderAndWait(t *testing.T) {
 		}
 		done <- v
 	}()
-	appendJournal(t, path, withDetails(ev("run", 5, jsonl.KindTerminal, cancelled), map[string]any{"exit": map[string]any{"signal": "SIGTERM"}}))
+	appendJournal(t, path, withDetails(ev("run", 5, event.KindTerminal, cancelled), map[string]any{"exit": map[string]any{"signal": "SIGTERM"}}))
 	select {
 	case v := <-done:
 		if stateOf(v) != cancelled || v.Exit == nil || v.Exit.Signal != "SIGTERM" {

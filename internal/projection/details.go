@@ -1,8 +1,8 @@
 package projection
 
 import (
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // facts are the parts of event details (docs/events.md) the projection
@@ -19,7 +19,7 @@ type facts struct {
 	Observation         string
 
 	Child        *procid.Identity
-	Exit         *jsonl.Exit
+	Exit         *event.Exit
 	ChildProcess *ProcessCheck
 	Omission     *OmissionRecord
 }
@@ -32,7 +32,7 @@ type Exit struct {
 	Status string `json:"status,omitempty"`
 }
 
-func exitOf(e *jsonl.Exit) *Exit {
+func exitOf(e *event.Exit) *Exit {
 	if e == nil {
 		return nil
 	}
@@ -41,43 +41,43 @@ func exitOf(e *jsonl.Exit) *Exit {
 
 // ProcessCheck is one identity check: which process, and what the process
 // table said about it.
-type ProcessCheck = jsonl.ProcessCheck
+type ProcessCheck = event.ProcessCheck
 
 // OmissionRecord is a diagnostic's account of complete snapshots that
 // left a non-terminal child out (docs/events.md).
-type OmissionRecord = jsonl.Omission
+type OmissionRecord = event.Omission
 
 // IntentStaleUnknown is what a child omitted by grace consecutive complete
 // snapshots becomes: stale, its state unknown — never lost by omission
 // alone.
-const IntentStaleUnknown = jsonl.IntentStaleUnknown
+const IntentStaleUnknown = event.IntentStaleUnknown
 
 // readFacts decodes the details of the kinds whose details the projection
 // uses. It returns nil for other kinds, for no details and for details
 // that do not decode.
-func readFacts(ev *jsonl.Event) *facts {
+func readFacts(ev *event.Event) *facts {
 	if len(ev.Details) == 0 {
 		return nil
 	}
 	switch ev.Kind {
-	case jsonl.KindCreated:
-		launched, ok := jsonl.DecodeDetails[jsonl.Created](ev.Details)
-		adopted, ok2 := jsonl.DecodeDetails[jsonl.AdoptedCreated](ev.Details)
+	case event.KindCreated:
+		launched, ok := event.DecodeDetails[event.Created](ev.Details)
+		adopted, ok2 := event.DecodeDetails[event.AdoptedCreated](ev.Details)
 		if !ok || !ok2 {
 			return nil
 		}
 		return &facts{Command: launched.Command, HeartbeatIntervalMs: launched.HeartbeatIntervalMs,
 			Wrapper: launched.Wrapper, Process: adopted.Identity(), Observation: adopted.Observation}
-	case jsonl.KindStateChanged:
-		if d, ok := jsonl.DecodeDetails[jsonl.StateChanged](ev.Details); ok {
+	case event.KindStateChanged:
+		if d, ok := event.DecodeDetails[event.StateChanged](ev.Details); ok {
 			return &facts{Child: d.Child}
 		}
-	case jsonl.KindTerminal:
-		if d, ok := jsonl.DecodeDetails[jsonl.Terminal](ev.Details); ok {
+	case event.KindTerminal:
+		if d, ok := event.DecodeDetails[event.Terminal](ev.Details); ok {
 			return &facts{Exit: d.Exit, ChildProcess: d.ChildProcess}
 		}
-	case jsonl.KindDiagnostic:
-		if d, ok := jsonl.DecodeDetails[jsonl.OmissionDiagnostic](ev.Details); ok {
+	case event.KindDiagnostic:
+		if d, ok := event.DecodeDetails[event.OmissionDiagnostic](ev.Details); ok {
 			return &facts{Omission: d.Omission}
 		}
 	}

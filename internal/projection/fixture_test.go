@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // testdata/projection/mixed-conditions.jsonl holds one child per
@@ -24,7 +24,7 @@ func TestMixedConditionsFixture(t *testing.T) {
 	}
 	defer f.Close()
 	p := New()
-	st, _, err := ReadStream(f, p, jsonl.DecoderOptions{})
+	st, _, err := ReadStream(f, p, event.DecoderOptions{})
 	if err != nil || st.Invalid != 0 {
 		t.Fatalf("%+v %v", st, err)
 	}
@@ -74,12 +74,12 @@ func FuzzApply(f *testing.F) {
 			}
 		}
 	}
-	snap := jsonl.Snapshot{Source: "fuzz", SourceEpoch: "f1", SnapshotID: "s", ObservedAt: "2026-11-30T09:00:00Z", Complete: true, Coverage: jsonl.Coverage{All: true}}
+	snap := event.Snapshot{Source: "fuzz", SourceEpoch: "f1", SnapshotID: "s", ObservedAt: "2026-11-30T09:00:00Z", Complete: true, Coverage: event.Coverage{All: true}}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		p := New()
 		var valid int64
 		for pass := range 2 {
-			d := jsonl.NewDecoder(bytes.NewReader(in), jsonl.DecoderOptions{Mixed: true})
+			d := event.NewDecoder(bytes.NewReader(in), event.DecoderOptions{Mixed: true})
 			for {
 				rec, err := d.Next()
 				if errors.Is(err, io.EOF) {
@@ -139,15 +139,15 @@ func TestSnapshotFixtures(t *testing.T) {
 	}
 	defer f.Close()
 	p := New()
-	if _, _, err := ReadStream(f, p, jsonl.DecoderOptions{}); err != nil {
+	if _, _, err := ReadStream(f, p, event.DecoderOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	load := func(name string) (jsonl.Snapshot, error) {
+	load := func(name string) (event.Snapshot, error) {
 		b, err := os.ReadFile("../../testdata/projection/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return jsonl.ParseSnapshot(b)
+		return event.ParseSnapshot(b)
 	}
 	s, err := load("snapshot-complete.json")
 	if err != nil {
@@ -176,7 +176,7 @@ func TestSnapshotFixtures(t *testing.T) {
 	if _, err := p.PlanSnapshot(s, DefaultGrace); !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("incomplete: %v", err)
 	}
-	var fe *jsonl.FieldError
+	var fe *event.FieldError
 	if _, err := load("snapshot-no-epoch.json"); !errors.As(err, &fe) || fe.Field != "sourceEpoch" {
 		t.Fatalf("no sourceEpoch: %v", err)
 	}

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // t0 is when every test stream starts.
@@ -19,20 +18,20 @@ var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 // ev builds a valid event of one child: source "lcwrap", epoch "e1",
 // launched capabilities, observed seq seconds after t0. seq < 0 means no
 // sequence. Use the with* helpers to change the rest.
-func ev(child string, seq int64, kind jsonl.Kind, state jsonl.State) jsonl.Event {
-	e := jsonl.Event{
+func ev(child string, seq int64, kind event.Kind, state event.State) event.Event {
+	e := event.Event{
 		SchemaVersion: 1,
 		Source:        "lcwrap",
 		SourceEpoch:   "e1",
 		ChildID:       child,
-		Lineage:       jsonl.Lineage{RootChildID: child},
+		Lineage:       event.Lineage{RootChildID: child},
 		Kind:          kind,
 		State:         state,
 		ObservedAt:    ts(t0.Add(time.Duration(max(seq, 0)) * time.Second)),
-		Capabilities:  capabilities.Launched(true).Set,
+		Capabilities:  event.Launched(true).Set,
 	}
 	if seq >= 0 {
-		e.Sequence = jsonl.Int64(seq)
+		e.Sequence = event.Int64(seq)
 	}
 	e.EventID = e.SourceEpoch + "/" + child + "/" + jsonString(seq)
 	return e
@@ -45,7 +44,7 @@ func jsonString(v any) string {
 	return string(b)
 }
 
-func withDetails(e jsonl.Event, d map[string]any) jsonl.Event {
+func withDetails(e event.Event, d map[string]any) event.Event {
 	b, err := json.Marshal(d)
 	if err != nil {
 		panic(err)
@@ -54,30 +53,30 @@ func withDetails(e jsonl.Event, d map[string]any) jsonl.Event {
 	return e
 }
 
-func withSpace(e jsonl.Event, source, epoch string) jsonl.Event {
+func withSpace(e event.Event, source, epoch string) event.Event {
 	e.Source, e.SourceEpoch = source, epoch
 	seq, _ := e.Seq()
 	e.EventID = epoch + "/" + e.ChildID + "/" + jsonString(seq)
 	return e
 }
 
-func withActivity(e jsonl.Event, text string) jsonl.Event {
+func withActivity(e event.Event, text string) event.Event {
 	e.Activity = text
 	return e
 }
 
-func at(e jsonl.Event, t time.Time) jsonl.Event {
+func at(e event.Event, t time.Time) event.Event {
 	e.ObservedAt = ts(t)
 	return e
 }
 
-func line(t testing.TB, e jsonl.Event) []byte {
+func line(t testing.TB, e event.Event) []byte {
 	t.Helper()
 	b, err := e.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := jsonl.Parse(b); err != nil {
+	if _, _, err := event.Parse(b); err != nil {
 		t.Fatalf("test event is invalid: %v\n%s", err, b)
 	}
 	return b
@@ -85,10 +84,10 @@ func line(t testing.TB, e jsonl.Event) []byte {
 
 // apply applies e (through its encoding, as a reader would) and checks the
 // result.
-func apply(t testing.TB, p *Projection, e jsonl.Event, want Result) Outcome {
+func apply(t testing.TB, p *Projection, e event.Event, want Result) Outcome {
 	t.Helper()
 	b := line(t, e)
-	parsed, _, _ := jsonl.Parse(b)
+	parsed, _, _ := event.Parse(b)
 	out := p.Apply(&parsed, b)
 	if out.Result != want {
 		t.Fatalf("%s %s seq %v: result %s (%v), want %s", e.Kind, e.State, jsonString(e.Sequence), out.Result, out.Err, want)
@@ -108,7 +107,7 @@ func view(t testing.TB, p *Projection, id string, now time.Time) ChildView {
 	return ChildView{}
 }
 
-func stateOf(v ChildView) jsonl.State {
+func stateOf(v ChildView) event.State {
 	if v.State == nil {
 		return ""
 	}
@@ -117,14 +116,14 @@ func stateOf(v ChildView) jsonl.State {
 
 // writeJournal appends events to a fresh journal in a temporary directory
 // and returns its path.
-func writeJournal(t testing.TB, events ...jsonl.Event) string {
+func writeJournal(t testing.TB, events ...event.Event) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
 	appendJournal(t, path, events...)
 	return path
 }
 
-func appendJournal(t testing.TB, path string, events ...jsonl.Event) {
+func appendJournal(t testing.TB, path string, events ...event.Event) {
 	t.Helper()
 	j, err := journal.Open(path, journal.Options{})
 	if err != nil {
@@ -144,10 +143,10 @@ func appendJournal(t testing.TB, path string, events ...jsonl.Event) {
 }
 
 // readJournal returns every event of the journal's valid prefix.
-func readJournal(t testing.TB, path string) []jsonl.Event {
+func readJournal(t testing.TB, path string) []event.Event {
 	t.Helper()
-	var out []jsonl.Event
-	err := journal.Scan(path, 0, func(rec jsonl.Record, _ []byte) error {
+	var out []event.Event
+	err := journal.Scan(path, 0, func(rec event.Record, _ []byte) error {
 		out = append(out, rec.Event)
 		return nil
 	})

@@ -4,9 +4,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // What a loss check looked at.
@@ -34,8 +33,8 @@ type Finding struct {
 	// appending failed: the journal, read again, tells what was written).
 	Appended bool
 
-	lineage jsonl.Lineage
-	caps    capabilities.Set
+	lineage event.Lineage
+	caps    event.Capabilities
 }
 
 // Gone reports whether the check proved the lifecycle source gone.
@@ -115,16 +114,16 @@ func processCheck(t procid.Table, id procid.Identity) ProcessCheck {
 
 // lostDetails are the details of the terminal lost event for a finding
 // (docs/events.md, "Reconciliation").
-func (f *Finding) lostDetails() jsonl.Terminal {
-	return jsonl.Terminal{
-		Reconciliation: &jsonl.Reconciliation{
+func (f *Finding) lostDetails() event.Terminal {
+	return event.Terminal{
+		Reconciliation: &event.Reconciliation{
 			Checked:     f.Checked,
 			Identity:    f.Check.Identity,
 			Result:      f.Check.Status,
 			Reason:      f.Check.Reason,
 			StaleReason: f.StaleReason,
 		},
-		Claim:        jsonl.ClaimExitStatusOnly,
+		Claim:        event.ClaimExitStatusOnly,
 		ExitStatus:   "unknown",
 		ChildProcess: f.ChildProcess,
 	}

@@ -5,9 +5,8 @@ import (
 	"hash/maphash"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Result says what Apply did with one event.
@@ -54,7 +53,7 @@ type Outcome struct {
 	// Changed says the child's state changed.
 	Changed bool
 	// Err says why, for Conflict (wrapping ErrConflict), IllegalTransition
-	// and TerminalImmutable (a *jsonl.TransitionError).
+	// and TerminalImmutable (a *event.TransitionError).
 	Err error
 }
 
@@ -78,11 +77,11 @@ func (p *Projection) Counts() Counts { return p.counts }
 // does not grow with the number of events.
 type child struct {
 	id      string
-	lineage jsonl.Lineage
-	caps    capabilities.Set
+	lineage event.Lineage
+	caps    event.Capabilities
 	metaSet bool // lineage and caps taken (from created, or the first event)
 
-	state   jsonl.State // "" while no event has said
+	state   event.State // "" while no event has said
 	stateAt int64
 
 	created     bool   // its created event was seen
@@ -207,7 +206,7 @@ func digitsThenBrace(b []byte) bool {
 // journalSequence, if any, is ignored); when raw is nil the event's own
 // encoding stands in for it. Apply never fails: every outcome, including
 // the refusals, is reported in the Outcome and counted.
-func (p *Projection) Apply(ev *jsonl.Event, raw []byte) Outcome {
+func (p *Projection) Apply(ev *event.Event, raw []byte) Outcome {
 	if raw == nil {
 		raw, _ = ev.Marshal()
 	}
@@ -234,7 +233,7 @@ func (c *child) space(source, epoch string) *space {
 	return s
 }
 
-func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
+func (c *child) apply(ev *event.Event, h uint64) Outcome {
 	sp := c.space(ev.Source, ev.SourceEpoch)
 	seq, sequenced := ev.Seq()
 	var adm admission
@@ -260,7 +259,7 @@ func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
 
 	at := millis(ev.ObservedAt)
 	sp.lastAt = max(sp.lastAt, at)
-	if !c.metaSet || (ev.Kind == jsonl.KindCreated && !c.created) {
+	if !c.metaSet || (ev.Kind == event.KindCreated && !c.created) {
 		c.lineage, c.caps, c.metaSet = ev.Lineage, ev.Capabilities.Normalize(), true
 	}
 	if !c.created && (c.firstAt == 0 || at < c.firstAt) {
@@ -269,20 +268,20 @@ func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
 	f := readFacts(ev)
 
 	switch ev.Kind {
-	case jsonl.KindActivity:
+	case event.KindActivity:
 		if k := (order{at, ev.Source, ev.SourceEpoch, seq}); !c.hasActivity || k.after(c.activityKey) {
 			c.activity, c.activityKey, c.hasActivity = ev.Activity, k, true
 		}
 		return out
-	case jsonl.KindHeartbeat:
+	case event.KindHeartbeat:
 		c.heartbeatAt = max(c.heartbeatAt, at)
 		return out
-	case jsonl.KindDiagnostic:
+	case event.KindDiagnostic:
 		if f != nil && f.Omission != nil {
 			c.recordOmission(*f.Omission)
 		}
 		return out
-	case jsonl.KindCreated:
+	case event.KindCreated:
 		if !c.created {
 			c.created, c.origin, c.firstAt = true, sp, at
 			if f != nil {
@@ -293,11 +292,11 @@ func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
 				c.observed = f.Observation == "process-presence"
 			}
 		}
-	case jsonl.KindStateChanged:
+	case event.KindStateChanged:
 		if f != nil && f.Child != nil && c.childProc == nil {
 			c.childProc = f.Child
 		}
-	case jsonl.KindReconciliation:
+	case event.KindReconciliation:
 		if ev.State == "" {
 			return out
 		}
@@ -310,14 +309,14 @@ func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
 	var err error
 	switch {
 	case c.state.Terminal():
-		err = &jsonl.TransitionError{From: c.state, To: ev.State}
-	case ev.Kind == jsonl.KindReconciliation, c.state == "":
+		err = &event.TransitionError{From: c.state, To: ev.State}
+	case ev.Kind == event.KindReconciliation, c.state == "":
 		// A correction is not bound by the table; a child whose state
 		// is unknown may be in any state.
 	case sequenced && !sp.gapFree(seq):
-		err = jsonl.Reachable(c.state, ev.State)
+		err = event.Reachable(c.state, ev.State)
 	default:
-		err = jsonl.Transition(c.state, ev.State)
+		err = event.Transition(c.state, ev.State)
 	}
 	if err != nil {
 		out.Err = err
@@ -331,7 +330,7 @@ func (c *child) apply(ev *jsonl.Event, h uint64) Outcome {
 	if sequenced {
 		sp.hasState, sp.stateSeq = true, seq
 	}
-	if ev.Kind == jsonl.KindReconciliation {
+	if ev.Kind == event.KindReconciliation {
 		c.corrections++
 	}
 	if ev.State.Terminal() {

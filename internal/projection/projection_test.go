@@ -6,25 +6,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 const (
-	created   = jsonl.StateCreated
-	starting  = jsonl.StateStarting
-	running   = jsonl.StateRunning
-	waiting   = jsonl.StateWaiting
-	completed = jsonl.StateCompleted
-	failed    = jsonl.StateFailed
-	cancelled = jsonl.StateCancelled
-	lost      = jsonl.StateLost
+	created   = event.StateCreated
+	starting  = event.StateStarting
+	running   = event.StateRunning
+	waiting   = event.StateWaiting
+	completed = event.StateCompleted
+	failed    = event.StateFailed
+	cancelled = event.StateCancelled
+	lost      = event.StateLost
 )
 
 // The contract's verification list, item 1: a legal path through every
 // state, ending in each terminal state.
 func TestLegalPathThroughAllStates(t *testing.T) {
-	paths := map[string][]jsonl.State{
+	paths := map[string][]event.State{
 		"completed": {starting, running, waiting, running, completed},
 		"failed":    {starting, waiting, failed},
 		"cancelled": {starting, running, waiting, cancelled},
@@ -34,11 +33,11 @@ func TestLegalPathThroughAllStates(t *testing.T) {
 	for name, path := range paths {
 		t.Run(name, func(t *testing.T) {
 			p := New()
-			apply(t, p, ev("c", 1, jsonl.KindCreated, created), Applied)
+			apply(t, p, ev("c", 1, event.KindCreated, created), Applied)
 			for i, s := range path {
-				kind := jsonl.KindStateChanged
+				kind := event.KindStateChanged
 				if s.Terminal() {
-					kind = jsonl.KindTerminal
+					kind = event.KindTerminal
 				}
 				out := apply(t, p, ev("c", int64(i+2), kind, s), Applied)
 				if !out.Changed || out.Err != nil {
@@ -59,8 +58,8 @@ func TestLegalPathThroughAllStates(t *testing.T) {
 // Item 1, second half: every edge outside the contract's table is
 // rejected, naming both ends, and leaves the state alone.
 func TestIllegalTransitionsRejected(t *testing.T) {
-	legal := map[[2]jsonl.State]bool{}
-	for _, e := range [][2]jsonl.State{
+	legal := map[[2]event.State]bool{}
+	for _, e := range [][2]event.State{
 		{created, starting}, {created, cancelled}, {created, failed}, {created, lost},
 		{starting, running}, {starting, waiting}, {starting, cancelled}, {starting, failed}, {starting, lost},
 		{running, waiting}, {running, completed}, {running, failed}, {running, cancelled}, {running, lost},
@@ -68,22 +67,22 @@ func TestIllegalTransitionsRejected(t *testing.T) {
 	} {
 		legal[e] = true
 	}
-	for _, from := range jsonl.States {
-		for _, to := range jsonl.States {
-			err := jsonl.Transition(from, to)
-			if legal[[2]jsonl.State{from, to}] {
+	for _, from := range event.States {
+		for _, to := range event.States {
+			err := event.Transition(from, to)
+			if legal[[2]event.State{from, to}] {
 				if err != nil {
 					t.Errorf("%s → %s: %v, want legal", from, to, err)
 				}
 				continue
 			}
-			var te *jsonl.TransitionError
+			var te *event.TransitionError
 			if !errors.As(err, &te) || te.From != from || te.To != to {
 				t.Fatalf("%s → %s: %v, want a TransitionError naming both", from, to, err)
 			}
-			want := jsonl.ErrIllegalTransition
+			want := event.ErrIllegalTransition
 			if from.Terminal() {
-				want = jsonl.ErrTerminalImmutable
+				want = event.ErrTerminalImmutable
 			}
 			if !errors.Is(err, want) {
 				t.Errorf("%s → %s: %v does not wrap %v", from, to, err, want)
@@ -92,21 +91,21 @@ func TestIllegalTransitionsRejected(t *testing.T) {
 	}
 
 	p := New()
-	apply(t, p, ev("c", 1, jsonl.KindCreated, created), Applied)
-	out := apply(t, p, ev("c", 2, jsonl.KindStateChanged, running), IllegalTransition)
+	apply(t, p, ev("c", 1, event.KindCreated, created), Applied)
+	out := apply(t, p, ev("c", 2, event.KindStateChanged, running), IllegalTransition)
 	if out.Changed || out.Err.Error() != "illegal transition created → running" {
 		t.Fatalf("created → running: %+v", out)
 	}
-	apply(t, p, ev("c", 3, jsonl.KindStateChanged, starting), Applied)
-	apply(t, p, ev("c", 4, jsonl.KindStateChanged, starting), IllegalTransition) // no self edge
-	apply(t, p, ev("c", 5, jsonl.KindCreated, created), IllegalTransition)       // no way back
-	apply(t, p, ev("c", 6, jsonl.KindStateChanged, running), Applied)
-	apply(t, p, ev("c", 7, jsonl.KindTerminal, completed), Applied)
-	out = apply(t, p, ev("c", 8, jsonl.KindStateChanged, running), TerminalImmutable)
-	if !errors.Is(out.Err, jsonl.ErrTerminalImmutable) {
+	apply(t, p, ev("c", 3, event.KindStateChanged, starting), Applied)
+	apply(t, p, ev("c", 4, event.KindStateChanged, starting), IllegalTransition) // no self edge
+	apply(t, p, ev("c", 5, event.KindCreated, created), IllegalTransition)       // no way back
+	apply(t, p, ev("c", 6, event.KindStateChanged, running), Applied)
+	apply(t, p, ev("c", 7, event.KindTerminal, completed), Applied)
+	out = apply(t, p, ev("c", 8, event.KindStateChanged, running), TerminalImmutable)
+	if !errors.Is(out.Err, event.ErrTerminalImmutable) {
 		t.Fatalf("revival: %v", out.Err)
 	}
-	apply(t, p, ev("c", 9, jsonl.KindTerminal, failed), TerminalImmutable)
+	apply(t, p, ev("c", 9, event.KindTerminal, failed), TerminalImmutable)
 	if got := stateOf(view(t, p, "c", t0)); got != completed {
 		t.Fatalf("state %s, want completed", got)
 	}
@@ -119,11 +118,11 @@ func TestIllegalTransitionsRejected(t *testing.T) {
 // each have their own result.
 func TestDuplicateConflictOutOfOrderGap(t *testing.T) {
 	p := New()
-	c1 := ev("c", 1, jsonl.KindCreated, created)
+	c1 := ev("c", 1, event.KindCreated, created)
 	apply(t, p, c1, Applied)
 	apply(t, p, c1, Duplicate)
 
-	a := withActivity(ev("c", 2, jsonl.KindActivity, ""), "compiling")
+	a := withActivity(ev("c", 2, event.KindActivity, ""), "compiling")
 	apply(t, p, a, Applied)
 	out := apply(t, p, withActivity(a, "something else"), Conflict)
 	if !errors.Is(out.Err, ErrConflict) {
@@ -133,18 +132,18 @@ func TestDuplicateConflictOutOfOrderGap(t *testing.T) {
 		t.Fatalf("activity %q: the first record must win", got)
 	}
 
-	apply(t, p, ev("c", 5, jsonl.KindStateChanged, running), Gap)
+	apply(t, p, ev("c", 5, event.KindStateChanged, running), Gap)
 	v := view(t, p, "c", t0)
 	if !v.Provisional || stateOf(v) != running {
 		t.Fatalf("after a gap: provisional %v, state %s", v.Provisional, stateOf(v))
 	}
 	// Older than the highest: fills the gap, cannot move the state back.
-	out = apply(t, p, ev("c", 3, jsonl.KindStateChanged, starting), OutOfOrder)
+	out = apply(t, p, ev("c", 3, event.KindStateChanged, starting), OutOfOrder)
 	if out.Changed {
 		t.Fatal("an out-of-order event changed the state")
 	}
-	apply(t, p, ev("c", 3, jsonl.KindStateChanged, starting), Duplicate)
-	apply(t, p, ev("c", 4, jsonl.KindHeartbeat, ""), OutOfOrder)
+	apply(t, p, ev("c", 3, event.KindStateChanged, starting), Duplicate)
+	apply(t, p, ev("c", 4, event.KindHeartbeat, ""), OutOfOrder)
 	v = view(t, p, "c", t0)
 	if v.Provisional || stateOf(v) != running {
 		t.Fatalf("gap filled: provisional %v, state %s", v.Provisional, stateOf(v))
@@ -159,14 +158,14 @@ func TestDuplicateConflictOutOfOrderGap(t *testing.T) {
 // is still the same record.
 func TestDuplicateAcrossJournalLines(t *testing.T) {
 	p := New()
-	e := ev("c", -1, jsonl.KindCreated, created) // no sequence: eventId and record decide
+	e := ev("c", -1, event.KindCreated, created) // no sequence: eventId and record decide
 	b := line(t, e)
 	withSeq := func(n int) []byte {
 		return append(append([]byte(nil), b[:len(b)-1]...), fmt.Sprintf(`,"journalSequence":%d}`, n)...)
 	}
 	for i, want := range []Result{Applied, Duplicate} {
 		raw := withSeq(i + 1)
-		parsed, _, err := jsonl.Parse(raw)
+		parsed, _, err := event.Parse(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,11 +182,11 @@ func TestDuplicateAcrossJournalLines(t *testing.T) {
 // identity), and changes nothing.
 func TestOldDuplicate(t *testing.T) {
 	p := New()
-	apply(t, p, ev("c", 1, jsonl.KindCreated, created), Applied)
+	apply(t, p, ev("c", 1, event.KindCreated, created), Applied)
 	for i := int64(2); i < 2+2*window; i++ {
-		apply(t, p, ev("c", i, jsonl.KindHeartbeat, ""), Applied)
+		apply(t, p, ev("c", i, event.KindHeartbeat, ""), Applied)
 	}
-	apply(t, p, withActivity(ev("c", 3, jsonl.KindActivity, ""), "late copy"), Duplicate)
+	apply(t, p, withActivity(ev("c", 3, event.KindActivity, ""), "late copy"), Duplicate)
 	if view(t, p, "c", t0).Activity != nil {
 		t.Fatal("an old duplicate set the activity")
 	}
@@ -197,11 +196,11 @@ func TestOldDuplicate(t *testing.T) {
 // new sequence space, not a duplicate.
 func TestEpochRestartIsNotDuplicate(t *testing.T) {
 	p := New()
-	apply(t, p, ev("c", 1, jsonl.KindCreated, created), Applied)
-	apply(t, p, ev("c", 2, jsonl.KindStateChanged, starting), Applied)
-	apply(t, p, withActivity(withSpace(ev("c", 1, jsonl.KindActivity, ""), "lcwrap", "e2"), "restarted"), Applied)
-	apply(t, p, withSpace(ev("c", 2, jsonl.KindStateChanged, running), "lcwrap", "e2"), Applied)
-	apply(t, p, withSpace(ev("c", 2, jsonl.KindStateChanged, running), "lcwrap", "e2"), Duplicate)
+	apply(t, p, ev("c", 1, event.KindCreated, created), Applied)
+	apply(t, p, ev("c", 2, event.KindStateChanged, starting), Applied)
+	apply(t, p, withActivity(withSpace(ev("c", 1, event.KindActivity, ""), "lcwrap", "e2"), "restarted"), Applied)
+	apply(t, p, withSpace(ev("c", 2, event.KindStateChanged, running), "lcwrap", "e2"), Applied)
+	apply(t, p, withSpace(ev("c", 2, event.KindStateChanged, running), "lcwrap", "e2"), Duplicate)
 	v := view(t, p, "c", t0)
 	if stateOf(v) != running || v.Activity.Text != "restarted" {
 		t.Fatalf("state %s activity %+v", stateOf(v), v.Activity)
@@ -212,18 +211,18 @@ func TestEpochRestartIsNotDuplicate(t *testing.T) {
 // unknown until an event says, and whole once the beginning arrives.
 func TestJoinedMidway(t *testing.T) {
 	p := New()
-	apply(t, p, ev("c", 4, jsonl.KindHeartbeat, ""), Applied)
+	apply(t, p, ev("c", 4, event.KindHeartbeat, ""), Applied)
 	v := view(t, p, "c", t0)
 	if !v.Provisional || v.State != nil || v.Display != "unknown" {
 		t.Fatalf("first seen at a heartbeat: %+v", v)
 	}
-	apply(t, p, ev("c", 5, jsonl.KindStateChanged, running), Applied)
-	apply(t, p, ev("c", 1, jsonl.KindCreated, created), OutOfOrder)
+	apply(t, p, ev("c", 5, event.KindStateChanged, running), Applied)
+	apply(t, p, ev("c", 1, event.KindCreated, created), OutOfOrder)
 	if v = view(t, p, "c", t0); !v.Provisional || stateOf(v) != running {
 		t.Fatalf("2..3 still missing: provisional %v state %s", v.Provisional, stateOf(v))
 	}
-	apply(t, p, ev("c", 2, jsonl.KindStateChanged, starting), OutOfOrder)
-	apply(t, p, ev("c", 3, jsonl.KindActivity, ""), OutOfOrder)
+	apply(t, p, ev("c", 2, event.KindStateChanged, starting), OutOfOrder)
+	apply(t, p, ev("c", 3, event.KindActivity, ""), OutOfOrder)
 	if v = view(t, p, "c", t0); v.Provisional || stateOf(v) != running {
 		t.Fatalf("complete: provisional %v state %s", v.Provisional, stateOf(v))
 	}
@@ -233,15 +232,15 @@ func TestJoinedMidway(t *testing.T) {
 // the child: the state follows sequence order, not arrival order.
 func TestLateTerminalEnds(t *testing.T) {
 	p := New()
-	for i, s := range []jsonl.State{created, starting, running} {
-		k := jsonl.KindStateChanged
+	for i, s := range []event.State{created, starting, running} {
+		k := event.KindStateChanged
 		if s == created {
-			k = jsonl.KindCreated
+			k = event.KindCreated
 		}
 		apply(t, p, ev("c", int64(i+1), k, s), Applied)
 	}
-	apply(t, p, ev("c", 5, jsonl.KindDiagnostic, ""), Gap)
-	out := apply(t, p, withDetails(ev("c", 4, jsonl.KindTerminal, failed), map[string]any{"exit": map[string]any{"code": 2}}), OutOfOrder)
+	apply(t, p, ev("c", 5, event.KindDiagnostic, ""), Gap)
+	out := apply(t, p, withDetails(ev("c", 4, event.KindTerminal, failed), map[string]any{"exit": map[string]any{"code": 2}}), OutOfOrder)
 	if !out.Changed {
 		t.Fatal("the late terminal event did not end the child")
 	}
@@ -255,11 +254,11 @@ func TestLateTerminalEnds(t *testing.T) {
 // observedAt wins whatever the arrival order.
 func TestActivityAndHeartbeatNeverChangeState(t *testing.T) {
 	p := New()
-	apply(t, p, ev("c", 1, jsonl.KindCreated, created), Applied)
-	apply(t, p, ev("c", 2, jsonl.KindStateChanged, starting), Applied)
-	apply(t, p, withActivity(ev("c", 4, jsonl.KindActivity, ""), "newer"), Gap)
-	apply(t, p, withActivity(ev("c", 3, jsonl.KindActivity, ""), "older"), OutOfOrder)
-	out := apply(t, p, ev("c", 5, jsonl.KindHeartbeat, ""), Applied)
+	apply(t, p, ev("c", 1, event.KindCreated, created), Applied)
+	apply(t, p, ev("c", 2, event.KindStateChanged, starting), Applied)
+	apply(t, p, withActivity(ev("c", 4, event.KindActivity, ""), "newer"), Gap)
+	apply(t, p, withActivity(ev("c", 3, event.KindActivity, ""), "older"), OutOfOrder)
+	out := apply(t, p, ev("c", 5, event.KindHeartbeat, ""), Applied)
 	if out.Changed {
 		t.Fatal("a heartbeat changed state")
 	}
@@ -269,7 +268,7 @@ func TestActivityAndHeartbeatNeverChangeState(t *testing.T) {
 	}
 	// Heartbeat capability known but no interval declared: freshness
 	// cannot be judged, so there is no heartbeat view and never stale.
-	if v.Heartbeat != nil || v.Capabilities.Heartbeat != capabilities.Known || view(t, p, "c", t0.Add(time.Hour)).Stale {
+	if v.Heartbeat != nil || v.Capabilities.Heartbeat != event.Known || view(t, p, "c", t0.Add(time.Hour)).Stale {
 		t.Fatalf("heartbeat view %+v without a declared interval", v.Heartbeat)
 	}
 }
@@ -279,11 +278,11 @@ func TestActivityAndHeartbeatNeverChangeState(t *testing.T) {
 // is never applied.
 func TestCorrections(t *testing.T) {
 	p := New()
-	apply(t, p, ev("c", 1, jsonl.KindCreated, created), Applied)
-	apply(t, p, ev("c", 2, jsonl.KindStateChanged, starting), Applied)
-	apply(t, p, ev("c", 3, jsonl.KindStateChanged, running), Applied)
-	apply(t, p, ev("c", 4, jsonl.KindDiagnostic, created), Applied)
-	corr := withSpace(ev("c", 1, jsonl.KindReconciliation, starting), ReconcileSource, "r1")
+	apply(t, p, ev("c", 1, event.KindCreated, created), Applied)
+	apply(t, p, ev("c", 2, event.KindStateChanged, starting), Applied)
+	apply(t, p, ev("c", 3, event.KindStateChanged, running), Applied)
+	apply(t, p, ev("c", 4, event.KindDiagnostic, created), Applied)
+	corr := withSpace(ev("c", 1, event.KindReconciliation, starting), ReconcileSource, "r1")
 	if out := apply(t, p, corr, Applied); !out.Changed {
 		t.Fatal("correction not applied")
 	}
@@ -292,8 +291,8 @@ func TestCorrections(t *testing.T) {
 		t.Fatalf("state %s corrections %d", stateOf(v), v.Corrections)
 	}
 	// The wrapper's next event moves on from the corrected state.
-	apply(t, p, ev("c", 5, jsonl.KindTerminal, cancelled), Applied)
-	late := withSpace(ev("c", 2, jsonl.KindReconciliation, running), ReconcileSource, "r1")
+	apply(t, p, ev("c", 5, event.KindTerminal, cancelled), Applied)
+	late := withSpace(ev("c", 2, event.KindReconciliation, running), ReconcileSource, "r1")
 	if out := apply(t, p, late, TerminalImmutable); out.Changed {
 		t.Fatal("a correction revived a terminal child")
 	}

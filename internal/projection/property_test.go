@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // genStream writes the events of n children the way real writers do: each
@@ -15,58 +15,58 @@ import (
 // child. Some children get events from a hook (a second space), some a
 // lost event from a reconciler instead of their own terminal, and some lose
 // an event for good (a gap that is never filled).
-func genStream(rng *rand.Rand, n int) []jsonl.Event {
-	var out []jsonl.Event
+func genStream(rng *rand.Rand, n int) []event.Event {
+	var out []event.Event
 	tick := 0
 	next := func() time.Time { tick++; return t0.Add(time.Duration(tick) * time.Millisecond) }
 	for i := range n {
 		id := fmt.Sprintf("c%d", i)
-		var mine []jsonl.Event
+		var mine []event.Event
 		seq := int64(0)
-		add := func(kind jsonl.Kind, state jsonl.State, details map[string]any) {
+		add := func(kind event.Kind, state event.State, details map[string]any) {
 			seq++
 			e := at(ev(id, seq, kind, state), next())
 			if details != nil {
 				e = withDetails(e, details)
 			}
-			if kind == jsonl.KindActivity {
+			if kind == event.KindActivity {
 				e.Activity = fmt.Sprintf("step %d", seq)
 			}
 			mine = append(mine, e)
 		}
-		add(jsonl.KindCreated, created, map[string]any{"command": []string{"job", id}, "heartbeatIntervalMs": 1000,
+		add(event.KindCreated, created, map[string]any{"command": []string{"job", id}, "heartbeatIntervalMs": 1000,
 			"wrapper": localIdentity(100+i, 7)})
 		state := created
 		for range rng.IntN(10) {
 			switch rng.IntN(4) {
 			case 0:
-				add(jsonl.KindActivity, "", nil)
+				add(event.KindActivity, "", nil)
 			case 1:
-				add(jsonl.KindHeartbeat, "", nil)
+				add(event.KindHeartbeat, "", nil)
 			case 2:
-				add(jsonl.KindDiagnostic, "", map[string]any{"note": "x"})
+				add(event.KindDiagnostic, "", map[string]any{"note": "x"})
 			case 3:
-				var choices []jsonl.State
-				for _, s := range jsonl.Successors(state) {
+				var choices []event.State
+				for _, s := range event.Successors(state) {
 					if !s.Terminal() {
 						choices = append(choices, s)
 					}
 				}
 				state = choices[rng.IntN(len(choices))]
-				add(jsonl.KindStateChanged, state, map[string]any{"child": map[string]any{"pid": 200 + i, "startTime": 9}})
+				add(event.KindStateChanged, state, map[string]any{"child": map[string]any{"pid": 200 + i, "startTime": 9}})
 			}
 		}
 		ended := rng.IntN(10) < 6
 		if ended {
-			var terms []jsonl.State
-			for _, s := range jsonl.Successors(state) {
+			var terms []event.State
+			for _, s := range event.Successors(state) {
 				if s.Terminal() {
 					terms = append(terms, s)
 				}
 			}
-			add(jsonl.KindTerminal, terms[rng.IntN(len(terms))], map[string]any{"exit": map[string]any{"code": rng.IntN(3)}, "claim": "process-exit-status-only"})
+			add(event.KindTerminal, terms[rng.IntN(len(terms))], map[string]any{"exit": map[string]any{"code": rng.IntN(3)}, "claim": "process-exit-status-only"})
 			if rng.IntN(2) == 0 {
-				add(jsonl.KindDiagnostic, "", map[string]any{"note": "late"})
+				add(event.KindDiagnostic, "", map[string]any{"note": "late"})
 			}
 		}
 		if len(mine) > 2 && rng.IntN(10) < 3 {
@@ -75,11 +75,11 @@ func genStream(rng *rand.Rand, n int) []jsonl.Event {
 		}
 		if rng.IntN(10) < 3 {
 			for s := int64(1); s <= int64(1+rng.IntN(3)); s++ {
-				mine = append(mine, withActivity(at(withSpace(ev(id, s, jsonl.KindActivity, ""), "hook", "h-"+id), next()), fmt.Sprintf("hook %d", s)))
+				mine = append(mine, withActivity(at(withSpace(ev(id, s, event.KindActivity, ""), "hook", "h-"+id), next()), fmt.Sprintf("hook %d", s)))
 			}
 		}
 		if !ended && rng.IntN(10) < 3 {
-			mine = append(mine, withDetails(at(withSpace(ev(id, 1, jsonl.KindTerminal, lost), ReconcileSource, "r1"), next()),
+			mine = append(mine, withDetails(at(withSpace(ev(id, 1, event.KindTerminal, lost), ReconcileSource, "r1"), next()),
 				map[string]any{"claim": "process-exit-status-only", "exitStatus": "unknown"}))
 		}
 		out = append(out, mine...)
@@ -98,11 +98,11 @@ func converged(p *Projection, now time.Time) Report {
 	return r
 }
 
-func project(t *testing.T, events []jsonl.Event) *Projection {
+func project(t *testing.T, events []event.Event) *Projection {
 	p := New()
 	for _, e := range events {
 		b := line(t, e)
-		parsed, _, _ := jsonl.Parse(b)
+		parsed, _, _ := event.Parse(b)
 		p.Apply(&parsed, b)
 	}
 	return p
@@ -117,7 +117,7 @@ func TestShuffledReplaysConverge(t *testing.T) {
 		events := genStream(rng, 1+rng.IntN(6))
 		want := converged(project(t, events), now)
 		for k := range 4 {
-			replay := append([]jsonl.Event(nil), events...)
+			replay := append([]event.Event(nil), events...)
 			for range rng.IntN(len(events) + 1) {
 				replay = append(replay, events[rng.IntN(len(events))])
 			}

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Tracker keeps the projection of one journal current. Each journal line
@@ -29,7 +29,7 @@ func NewTracker(path string) *Tracker { return &Tracker{path: path, p: New()} }
 // Path returns the journal's path.
 func (t *Tracker) Path() string { return t.path }
 
-func (t *Tracker) apply(rec jsonl.Record, raw []byte) error {
+func (t *Tracker) apply(rec event.Record, raw []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if rec.JournalSequence <= t.cursor {
@@ -111,8 +111,8 @@ func (t *Tracker) with(fn func(p *Projection)) {
 // opts.Mixed) to p, skipping bad lines as the decoder does. Outcomes: the
 // decoder's counts and retained diagnostics, with nil at the end of input
 // or the read error that stopped it.
-func ReadStream(r io.Reader, p *Projection, opts jsonl.DecoderOptions) (jsonl.Stats, []jsonl.Diagnostic, error) {
-	d := jsonl.NewDecoder(r, opts)
+func ReadStream(r io.Reader, p *Projection, opts event.DecoderOptions) (event.Stats, []event.Diagnostic, error) {
+	d := event.NewDecoder(r, opts)
 	for {
 		rec, err := d.Next()
 		if errors.Is(err, io.EOF) {

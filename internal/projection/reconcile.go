@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // ReconcileSource is the source of every event a Reconciler appends. Each
@@ -97,7 +97,7 @@ func (r *Reconciler) lost() ([]Finding, error) {
 	r.t.with(func(p *Projection) {
 		for _, f := range findings {
 			if c := p.children[f.ChildID]; f.Gone() && !c.state.Terminal() {
-				events = append(events, pending{target{f.ChildID, f.lineage, f.caps}, emit.Spec{Kind: jsonl.KindTerminal, State: jsonl.StateLost, Details: f.lostDetails()}})
+				events = append(events, pending{target{f.ChildID, f.lineage, f.caps}, emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: f.lostDetails()}})
 			}
 		}
 	})
@@ -123,14 +123,14 @@ func (r *Reconciler) lost() ([]Finding, error) {
 // Outcomes: the Plan and nil; ErrIncomplete (nothing appended); the Plan
 // and a *journal.BlockedError or another read or append error (events
 // before the failure may have been appended); ctx.Err().
-func (r *Reconciler) Snapshot(ctx context.Context, s jsonl.Snapshot, grace int) (Plan, error) {
+func (r *Reconciler) Snapshot(ctx context.Context, s event.Snapshot, grace int) (Plan, error) {
 	key := fmt.Sprintf("snapshot\x00%s\x00%s\x00%s\x00%d", s.Source, s.SourceEpoch, s.SnapshotID, grace)
 	v, err := r.do(ctx, key, func() (any, error) { return r.snapshot(s, grace) })
 	plan, _ := v.(Plan)
 	return plan, err
 }
 
-func (r *Reconciler) snapshot(s jsonl.Snapshot, grace int) (Plan, error) {
+func (r *Reconciler) snapshot(s event.Snapshot, grace int) (Plan, error) {
 	if !s.Complete {
 		return Plan{}, ErrIncomplete
 	}
@@ -146,10 +146,10 @@ func (r *Reconciler) snapshot(s jsonl.Snapshot, grace int) (Plan, error) {
 	var events []pending
 	for i := range plan.Corrections {
 		cr := &plan.Corrections[i]
-		events = append(events, pending{cr.target, emit.Spec{Kind: jsonl.KindReconciliation, State: cr.After, Details: cr.details(s)}})
+		events = append(events, pending{cr.target, emit.Spec{Kind: event.KindReconciliation, State: cr.After, Details: cr.details(s)}})
 	}
 	for _, o := range plan.Omissions {
-		events = append(events, pending{o.target, emit.Spec{Kind: jsonl.KindDiagnostic, Details: jsonl.OmissionDiagnostic{Omission: &o.Record}}})
+		events = append(events, pending{o.target, emit.Spec{Kind: event.KindDiagnostic, Details: event.OmissionDiagnostic{Omission: &o.Record}}})
 	}
 	return plan, r.append(events)
 }

@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // clock is a settable test clock.
@@ -38,13 +37,13 @@ func localIdentity(pid int, start uint64) procid.Identity {
 
 // launched is what `lcwrap run` writes for a child up to running, plus one
 // heartbeat at t0+3s: wrapper identity in created, the child's in starting.
-func launched(id string, wrapper procid.Identity, childPID int, intervalMs int64) []jsonl.Event {
-	return []jsonl.Event{
-		withDetails(ev(id, 1, jsonl.KindCreated, created), map[string]any{
+func launched(id string, wrapper procid.Identity, childPID int, intervalMs int64) []event.Event {
+	return []event.Event{
+		withDetails(ev(id, 1, event.KindCreated, created), map[string]any{
 			"command": []string{"make", "test", "--token", "hunter2"}, "heartbeatIntervalMs": intervalMs, "wrapper": wrapper, "profile": "launched"}),
-		withDetails(ev(id, 2, jsonl.KindStateChanged, starting), map[string]any{"child": map[string]any{"pid": childPID, "startTime": 500}}),
-		withDetails(ev(id, 3, jsonl.KindStateChanged, running), map[string]any{"child": map[string]any{"pid": childPID, "startTime": 500}}),
-		ev(id, 4, jsonl.KindHeartbeat, ""),
+		withDetails(ev(id, 2, event.KindStateChanged, starting), map[string]any{"child": map[string]any{"pid": childPID, "startTime": 500}}),
+		withDetails(ev(id, 3, event.KindStateChanged, running), map[string]any{"child": map[string]any{"pid": childPID, "startTime": 500}}),
+		ev(id, 4, event.KindHeartbeat, ""),
 	}
 }
 
@@ -57,11 +56,11 @@ func refreshLost(tr *Tracker, r *Reconciler) ([]Finding, error) {
 	return r.Lost(context.Background())
 }
 
-func lostEvents(t *testing.T, path string) []jsonl.Event {
+func lostEvents(t *testing.T, path string) []event.Event {
 	t.Helper()
-	var out []jsonl.Event
+	var out []event.Event
 	for _, e := range readJournal(t, path) {
-		if e.Kind == jsonl.KindTerminal && e.State == lost {
+		if e.Kind == event.KindTerminal && e.State == lost {
 			out = append(out, e)
 		}
 	}
@@ -125,7 +124,7 @@ func TestStaleBeforeLost(t *testing.T) {
 		t.Fatalf("%d lost events, want 1", len(lostEv))
 	}
 	e := lostEv[0]
-	if e.Source != ReconcileSource || e.ChildID != "build" || e.Lineage.RootChildID != "build" || e.Capabilities != capabilities.Launched(true).Set || *e.Sequence != 1 {
+	if e.Source != ReconcileSource || e.ChildID != "build" || e.Lineage.RootChildID != "build" || e.Capabilities != event.Launched(true).Set || *e.Sequence != 1 {
 		t.Fatalf("lost event identity: %+v", e)
 	}
 	d := e.DetailsMap()
@@ -155,19 +154,19 @@ func TestStaleBeforeLost(t *testing.T) {
 // (3 × it would overflow).
 func TestAbsurdIntervalNeverStale(t *testing.T) {
 	p := New()
-	apply(t, p, withDetails(ev("c", 1, jsonl.KindCreated, created), map[string]any{"heartbeatIntervalMs": int64(1) << 62}), Applied)
+	apply(t, p, withDetails(ev("c", 1, event.KindCreated, created), map[string]any{"heartbeatIntervalMs": int64(1) << 62}), Applied)
 	if v := view(t, p, "c", t0.Add(time.Hour)); v.Stale || v.Heartbeat != nil {
 		t.Fatalf("%+v", v)
 	}
 }
 
 // adoptedCreated is what `lcwrap adopt` writes first for process proc.
-func adoptedCreated(id string, proc procid.Identity) jsonl.Event {
-	e := withDetails(ev(id, 1, jsonl.KindCreated, created), map[string]any{
+func adoptedCreated(id string, proc procid.Identity) event.Event {
+	e := withDetails(ev(id, 1, event.KindCreated, created), map[string]any{
 		"pid": proc.PID, "startTime": proc.StartTime, "bootId": proc.BootID, "host": proc.Host,
 		"command": "unknown", "observation": "process-presence"})
 	e.Lineage.External, e.Lineage.AdoptedAt = true, ts(t0)
-	e.Capabilities = capabilities.AdoptedPIDOnly().Set
+	e.Capabilities = event.AdoptedPIDOnly().Set
 	return e
 }
 
@@ -209,7 +208,7 @@ func TestLostAdopted(t *testing.T) {
 		t.Fatalf("%d lost events, want 1", len(lostEv))
 	}
 	e := lostEv[0]
-	if !e.Lineage.External || e.Lineage.AdoptedAt != ts(t0) || e.Capabilities != capabilities.AdoptedPIDOnly().Set {
+	if !e.Lineage.External || e.Lineage.AdoptedAt != ts(t0) || e.Capabilities != event.AdoptedPIDOnly().Set {
 		t.Fatalf("the lost event must keep the adoption lineage and capabilities: %+v", e)
 	}
 	d := e.DetailsMap()
@@ -232,7 +231,7 @@ func TestLostAdopted(t *testing.T) {
 	// With a heartbeat capability, a stale adopted child is reported even
 	// while its process is alive.
 	beating := adoptedCreated("beating", proc)
-	beating.Capabilities.Heartbeat = capabilities.Known
+	beating.Capabilities.Heartbeat = event.Known
 	beating = withDetails(beating, map[string]any{"pid": proc.PID, "startTime": 99, "host": proc.Host, "observation": "process-presence", "heartbeatIntervalMs": 1000})
 	appendJournal(t, path, beating)
 	fs, err = refreshLost(tr, r)
@@ -261,7 +260,7 @@ func TestLostRereadsBeforeAppending(t *testing.T) {
 		done <- fs
 	}()
 	<-table.entered
-	appendJournal(t, path, withDetails(ev("build", 5, jsonl.KindTerminal, completed), map[string]any{"exit": map[string]any{"code": 0}}))
+	appendJournal(t, path, withDetails(ev("build", 5, event.KindTerminal, completed), map[string]any{"exit": map[string]any{"code": 0}}))
 	close(table.release)
 	fs := <-done
 	if len(fs) != 1 || !fs[0].Gone() || fs[0].Appended {
@@ -331,18 +330,18 @@ func TestOverlappingRequestsCoalesce(t *testing.T) {
 	}
 }
 
-func snapshot(id string, coverage jsonl.Coverage, children ...jsonl.SnapshotChild) jsonl.Snapshot {
-	return jsonl.Snapshot{Source: "orchestrator", SourceEpoch: "o1", SnapshotID: id, ObservedAt: ts(t0.Add(time.Minute)),
+func snapshot(id string, coverage event.Coverage, children ...event.SnapshotChild) event.Snapshot {
+	return event.Snapshot{Source: "orchestrator", SourceEpoch: "o1", SnapshotID: id, ObservedAt: ts(t0.Add(time.Minute)),
 		Complete: true, Coverage: coverage, Children: children}
 }
 
-func kid(id string, s jsonl.State) jsonl.SnapshotChild {
-	return jsonl.SnapshotChild{ChildID: id, State: s}
+func kid(id string, s event.State) event.SnapshotChild {
+	return event.SnapshotChild{ChildID: id, State: s}
 }
 
-func reconciliations(t *testing.T, path string) []jsonl.Event {
+func reconciliations(t *testing.T, path string) []event.Event {
 	t.Helper()
-	var out []jsonl.Event
+	var out []event.Event
 	for _, e := range readJournal(t, path) {
 		if e.Source == ReconcileSource {
 			out = append(out, e)
@@ -356,12 +355,12 @@ func reconciliations(t *testing.T, path string) []jsonl.Event {
 func TestSnapshotCorrects(t *testing.T) {
 	events := launched("a", localIdentity(1, 1), 2, 1000)
 	events = append(events, launched("done", localIdentity(1, 1), 2, 1000)...)
-	events = append(events, ev("done", 5, jsonl.KindTerminal, completed))
+	events = append(events, ev("done", 5, event.KindTerminal, completed))
 	path := writeJournal(t, events...)
 	tr := NewTracker(path)
 	clk := &clock{t: t0.Add(5 * time.Second)}
 	r := NewReconciler(tr, journal.Options{}, &procid.FakeTable{}, clk.now)
-	s := snapshot("snap-1", jsonl.Coverage{All: true}, kid("a", waiting), kid("done", running), kid("stranger", running))
+	s := snapshot("snap-1", event.Coverage{All: true}, kid("a", waiting), kid("done", running), kid("stranger", running))
 	plan, err := r.Snapshot(context.Background(), s, DefaultGrace)
 	if err != nil {
 		t.Fatal(err)
@@ -376,7 +375,7 @@ func TestSnapshotCorrects(t *testing.T) {
 		t.Fatalf("unknown %+v", plan.Unknown)
 	}
 	audit := reconciliations(t, path)
-	if len(audit) != 1 || audit[0].Kind != jsonl.KindReconciliation || audit[0].State != waiting || audit[0].ChildID != "a" {
+	if len(audit) != 1 || audit[0].Kind != event.KindReconciliation || audit[0].State != waiting || audit[0].ChildID != "a" {
 		t.Fatalf("audit events %+v", audit)
 	}
 	d := audit[0].DetailsMap()
@@ -397,7 +396,7 @@ func TestSnapshotCorrects(t *testing.T) {
 		t.Fatalf("%d audit events after a repeat", n)
 	}
 	// An older report from the lifecycle source itself is not a correction.
-	old := snapshot("snap-2", jsonl.Coverage{All: true}, jsonl.SnapshotChild{ChildID: "a", State: starting, Sequence: jsonl.Int64(2)})
+	old := snapshot("snap-2", event.Coverage{All: true}, event.SnapshotChild{ChildID: "a", State: starting, Sequence: event.Int64(2)})
 	old.Source, old.SourceEpoch = "lcwrap", "e1"
 	if plan, err = r.Snapshot(context.Background(), old, DefaultGrace); err != nil || len(plan.Older) != 1 || len(plan.Corrections) != 0 {
 		t.Fatalf("older: %+v, %v", plan, err)
@@ -419,14 +418,14 @@ func TestSnapshotOmission(t *testing.T) {
 	ctx := context.Background()
 	_, r := fresh()
 
-	incomplete := snapshot("i-1", jsonl.Coverage{All: true})
+	incomplete := snapshot("i-1", event.Coverage{All: true})
 	incomplete.Complete = false
 	if _, err := r.Snapshot(ctx, incomplete, 1); !errors.Is(err, ErrIncomplete) {
 		t.Fatalf("incomplete snapshot: %v", err)
 	}
 	// Complete, but covering only b: a's omission proves nothing.
 	for i := range 3 {
-		plan, err := r.Snapshot(ctx, snapshot("partial-"+jsonString(i), jsonl.Coverage{ChildIDs: []string{"b"}}, kid("b", running)), 1)
+		plan, err := r.Snapshot(ctx, snapshot("partial-"+jsonString(i), event.Coverage{ChildIDs: []string{"b"}}, kid("b", running)), 1)
 		if err != nil || len(plan.Omissions) != 0 {
 			t.Fatalf("partial coverage: %+v, %v", plan, err)
 		}
@@ -437,7 +436,7 @@ func TestSnapshotOmission(t *testing.T) {
 
 	miss := func(r *Reconciler, id string) Plan {
 		t.Helper()
-		plan, err := r.Snapshot(ctx, snapshot(id, jsonl.Coverage{All: true}, kid("b", running)), DefaultGrace)
+		plan, err := r.Snapshot(ctx, snapshot(id, event.Coverage{All: true}, kid("b", running)), DefaultGrace)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -464,7 +463,7 @@ func TestSnapshotOmission(t *testing.T) {
 		t.Fatalf("after the grace count: %+v", v)
 	}
 	// Listed again: the count is reset, the child is fresh again.
-	plan, err := r.Snapshot(ctx, snapshot("s-3", jsonl.Coverage{All: true}, kid("a", running), kid("b", running)), DefaultGrace)
+	plan, err := r.Snapshot(ctx, snapshot("s-3", event.Coverage{All: true}, kid("a", running), kid("b", running)), DefaultGrace)
 	if err != nil || len(plan.Omissions) != 1 || plan.Omissions[0].Record.ConsecutiveMisses != 0 {
 		t.Fatalf("reset: %+v, %v", plan, err)
 	}

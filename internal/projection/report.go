@@ -5,9 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -55,15 +53,15 @@ func (c Counts) MarshalJSON() ([]byte, error) {
 type ChildView struct {
 	ChildID string `json:"childId"`
 	// State is the projected contract state; nil when no event has said.
-	State *jsonl.State `json:"state"`
+	State *event.State `json:"state"`
 	// Display is what a person is shown: the state, "observed" for a
 	// PID-only child (presence is not agent state), or "unknown".
-	Display      string           `json:"display"`
-	Stale        bool             `json:"stale"`
-	StaleReason  string           `json:"staleReason,omitempty"`
-	Provisional  bool             `json:"provisional"`
-	Lineage      jsonl.Lineage    `json:"lineage"`
-	Capabilities capabilities.Set `json:"capabilities"`
+	Display      string             `json:"display"`
+	Stale        bool               `json:"stale"`
+	StaleReason  string             `json:"staleReason,omitempty"`
+	Provisional  bool               `json:"provisional"`
+	Lineage      event.Lineage      `json:"lineage"`
+	Capabilities event.Capabilities `json:"capabilities"`
 	// Source and SourceEpoch name the lifecycle source (the created
 	// event's); empty while the created event has not been seen.
 	Source      string    `json:"source,omitempty"`
@@ -144,7 +142,7 @@ const ReportSchema = "lcwrap-status/1"
 // when all is set, ended ones (most recently ended first). Command and
 // activity are redacted again on the way out, whoever wrote them.
 func (p *Projection) Report(now time.Time, all bool) Report {
-	r := Report{Schema: ReportSchema, GeneratedAt: emit.Timestamp(now), Evidence: len(p.children) > 0, Events: p.counts, Children: []ChildView{}}
+	r := Report{Schema: ReportSchema, GeneratedAt: event.Timestamp(now), Evidence: len(p.children) > 0, Events: p.counts, Children: []ChildView{}}
 	if !r.Evidence {
 		r.Message = NoEvidence
 	}
@@ -176,7 +174,7 @@ func (p *Projection) Report(now time.Time, all bool) Report {
 	return r
 }
 
-var ranks = map[jsonl.State]int{jsonl.StateRunning: 0, jsonl.StateWaiting: 1, jsonl.StateStarting: 2, jsonl.StateCreated: 3}
+var ranks = map[event.State]int{event.StateRunning: 0, event.StateWaiting: 1, event.StateStarting: 2, event.StateCreated: 3}
 
 func rank(v *ChildView) int {
 	switch {
@@ -192,7 +190,7 @@ func stamp(ms int64) string {
 	if ms == 0 {
 		return ""
 	}
-	return emit.Timestamp(time.UnixMilli(ms))
+	return event.Timestamp(time.UnixMilli(ms))
 }
 
 func (c *child) view(now int64) ChildView {
@@ -215,7 +213,7 @@ func (c *child) view(now int64) ChildView {
 	if c.state != "" {
 		st := c.state
 		v.State, v.Display = &st, string(st)
-		if c.observed && st == jsonl.StateCreated {
+		if c.observed && st == event.StateCreated {
 			v.Display = "observed"
 		}
 	}
@@ -250,7 +248,7 @@ const maxIntervalMs = 365 * 24 * 3600 * 1000
 // tracked reports whether freshness can be judged: the lifecycle source
 // declared a heartbeat and a plausible interval.
 func (c *child) tracked() bool {
-	return c.created && c.caps.Heartbeat == capabilities.Known && c.intervalMs > 0 && c.intervalMs <= maxIntervalMs
+	return c.created && c.caps.Heartbeat == event.Known && c.intervalMs > 0 && c.intervalMs <= maxIntervalMs
 }
 
 // staleReason says why a non-terminal child is stale at now, or "".

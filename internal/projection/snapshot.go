@@ -3,8 +3,7 @@ package projection
 import (
 	"sort"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // DefaultGrace is how many consecutive complete snapshots must leave a
@@ -14,23 +13,23 @@ const DefaultGrace = 2
 // target is the child an action is about, with what its events carry.
 type target struct {
 	ChildID string
-	lineage jsonl.Lineage
-	caps    capabilities.Set
+	lineage event.Lineage
+	caps    event.Capabilities
 }
 
 // Correction is a non-terminal child whose state the snapshot corrects.
 // Before is "" when the projection did not know the state.
 type Correction struct {
 	target
-	Before, After jsonl.State
+	Before, After event.State
 }
 
 // Refusal is a terminal child the snapshot disagrees with: terminal states
 // are immutable, so nothing is changed.
 type Refusal struct {
 	ChildID       string
-	State         jsonl.State // the terminal state kept
-	SnapshotState jsonl.State
+	State         event.State // the terminal state kept
+	SnapshotState event.State
 }
 
 // Omission is a covered, non-terminal child the snapshot left out (Record
@@ -61,7 +60,7 @@ type Plan struct {
 //
 // Outcomes: the Plan and nil; ErrIncomplete when the snapshot does not
 // declare complete: true (an incomplete view proves nothing).
-func (p *Projection) PlanSnapshot(s jsonl.Snapshot, grace int) (Plan, error) {
+func (p *Projection) PlanSnapshot(s event.Snapshot, grace int) (Plan, error) {
 	if !s.Complete {
 		return Plan{}, ErrIncomplete
 	}
@@ -116,7 +115,7 @@ func (p *Projection) PlanSnapshot(s jsonl.Snapshot, grace int) (Plan, error) {
 	return plan, nil
 }
 
-func omissionRecord(s jsonl.Snapshot, misses, grace int) OmissionRecord {
+func omissionRecord(s event.Snapshot, misses, grace int) OmissionRecord {
 	r := OmissionRecord{SnapshotID: s.SnapshotID, SnapshotSource: s.Source, SnapshotEpoch: s.SourceEpoch, ConsecutiveMisses: misses, Grace: grace}
 	if misses >= grace {
 		r.Intent = IntentStaleUnknown
@@ -138,7 +137,7 @@ func (c *child) omissionBy(source string) OmissionRecord {
 
 // newerThan reports whether the events already show a later sequence of
 // the snapshot's own source and epoch than the one it reports.
-func (c *child) newerThan(s jsonl.Snapshot, sc jsonl.SnapshotChild) bool {
+func (c *child) newerThan(s event.Snapshot, sc event.SnapshotChild) bool {
 	if sc.Sequence == nil {
 		return false
 	}
@@ -152,8 +151,8 @@ func (c *child) newerThan(s jsonl.Snapshot, sc jsonl.SnapshotChild) bool {
 
 // correctionDetails are the details of a reconciliation event
 // (docs/events.md, "Reconciliation").
-func (cr *Correction) details(s jsonl.Snapshot) jsonl.Correction {
-	return jsonl.Correction{
+func (cr *Correction) details(s event.Snapshot) event.Correction {
+	return event.Correction{
 		Before:         string(cr.Before),
 		After:          string(cr.After),
 		SnapshotID:     s.SnapshotID,

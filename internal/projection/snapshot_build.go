@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // SnapshotSource is the source of the snapshots `lcwrap snapshot` builds.
@@ -28,7 +28,7 @@ type Uncovered struct {
 // projection so the identity checks run without the tracker's lock.
 type snapshotItem struct {
 	cd          candidate
-	state       jsonl.State
+	state       event.State
 	provisional bool
 	seq         *int64 // the highest sequence of its lifecycle source
 	source      *space
@@ -52,14 +52,14 @@ type snapshotItem struct {
 // (past its bad line may be children no one has read); otherwise
 // complete: false and coverage lists exactly the children it lists.
 // Details are redacted.
-func (t *Tracker) BuildSnapshot(table procid.Table, now time.Time, reason string) (jsonl.Snapshot, []Uncovered) {
+func (t *Tracker) BuildSnapshot(table procid.Table, now time.Time, reason string) (event.Snapshot, []Uncovered) {
 	var items []snapshotItem
 	var blockedAt int64 // the journal's bad line; 0 when it is clean
 	t.with(func(p *Projection) {
 		for _, c := range p.children {
 			it := snapshotItem{cd: c.candidate(""), state: c.state, provisional: c.provisional(), source: c.origin}
 			if c.origin != nil && c.origin.sequenced {
-				it.seq = jsonl.Int64(c.origin.high)
+				it.seq = event.Int64(c.origin.high)
 			}
 			items = append(items, it)
 		}
@@ -70,8 +70,8 @@ func (t *Tracker) BuildSnapshot(table procid.Table, now time.Time, reason string
 	sort.Slice(items, func(i, j int) bool { return items[i].cd.f.ChildID < items[j].cd.f.ChildID })
 
 	epoch := emit.NewEpoch()
-	s := jsonl.Snapshot{Source: SnapshotSource, SourceEpoch: epoch, SnapshotID: epoch + "/" + reason,
-		ObservedAt: emit.Timestamp(now), Children: []jsonl.SnapshotChild{}}
+	s := event.Snapshot{Source: SnapshotSource, SourceEpoch: epoch, SnapshotID: epoch + "/" + reason,
+		ObservedAt: event.Timestamp(now), Children: []event.SnapshotChild{}}
 	var uncovered []Uncovered
 	covered := []string{}
 	for _, it := range items {
@@ -87,7 +87,7 @@ func (t *Tracker) BuildSnapshot(table procid.Table, now time.Time, reason string
 	}
 	// Past a bad line, children may be waiting that no one has read.
 	s.Complete = len(uncovered) == 0 && blockedAt == 0
-	s.Coverage = jsonl.Coverage{All: s.Complete}
+	s.Coverage = event.Coverage{All: s.Complete}
 	if !s.Complete {
 		s.Coverage.ChildIDs = covered
 	}
@@ -96,39 +96,39 @@ func (t *Tracker) BuildSnapshot(table procid.Table, now time.Time, reason string
 
 // check decides one child's entry: its state and details, or why it
 // cannot be covered.
-func (it snapshotItem) check(table procid.Table, blockedAt int64) (jsonl.SnapshotChild, string) {
-	var d jsonl.SnapshotDetails
+func (it snapshotItem) check(table procid.Table, blockedAt int64) (event.SnapshotChild, string) {
+	var d event.SnapshotDetails
 	if it.source != nil {
-		d.LifecycleSource = &jsonl.LifecycleSource{Source: it.source.source, SourceEpoch: it.source.epoch}
+		d.LifecycleSource = &event.LifecycleSource{Source: it.source.source, SourceEpoch: it.source.epoch}
 	}
 	switch {
 	case it.state.Terminal():
 		d.Checked, d.Result, d.Reason = "none", "ended", "terminal states are final: nothing to check"
-		return jsonl.SnapshotChild{State: it.state, Details: details(d)}, ""
+		return event.SnapshotChild{State: it.state, Details: details(d)}, ""
 	case blockedAt > 0:
-		return jsonl.SnapshotChild{}, fmt.Sprintf("the journal is blocked at line %d: its later events are unread", blockedAt)
+		return event.SnapshotChild{}, fmt.Sprintf("the journal is blocked at line %d: its later events are unread", blockedAt)
 	case it.state == "":
-		return jsonl.SnapshotChild{}, "no event has said its state (a stream joined mid-way)"
+		return event.SnapshotChild{}, "no event has said its state (a stream joined mid-way)"
 	case it.provisional:
-		return jsonl.SnapshotChild{}, "events of it are missing (a sequence gap): its state may be behind"
+		return event.SnapshotChild{}, "events of it are missing (a sequence gap): its state may be behind"
 	}
 	f := it.cd.check(table)
 	d.Checked, d.Identity, d.Result, d.Reason = f.Checked, &f.Check.Identity, f.Check.Status, f.Check.Reason
 	d.ChildProcess = f.ChildProcess
 	switch {
 	case f.Check.Status == procid.Alive.String():
-		return jsonl.SnapshotChild{State: it.state, Details: details(d)}, ""
+		return event.SnapshotChild{State: it.state, Details: details(d)}, ""
 	case f.Gone():
-		return jsonl.SnapshotChild{State: jsonl.StateLost, Details: details(d)}, ""
+		return event.SnapshotChild{State: event.StateLost, Details: details(d)}, ""
 	case f.Checked == "":
-		return jsonl.SnapshotChild{}, f.Check.Reason
+		return event.SnapshotChild{}, f.Check.Reason
 	}
-	return jsonl.SnapshotChild{}, "its " + f.Checked + " cannot be checked from here: " + f.Check.Reason
+	return event.SnapshotChild{}, "its " + f.Checked + " cannot be checked from here: " + f.Check.Reason
 }
 
 // details encodes snapshot details, redacted. They hold only strings,
 // numbers and identities, so encoding cannot fail.
-func details(d jsonl.SnapshotDetails) json.RawMessage {
-	b, _ := jsonl.MarshalDetails(d)
+func details(d event.SnapshotDetails) json.RawMessage {
+	b, _ := event.MarshalDetails(d)
 	return b
 }

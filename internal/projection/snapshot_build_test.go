@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // snapshotOf builds a snapshot of path's journal and checks that it is
 // well formed in the contract's shape (it survives a round trip through
-// jsonl.ParseSnapshot unchanged).
-func snapshotOf(t *testing.T, path string, table procid.Table) (jsonl.Snapshot, []Uncovered) {
+// event.ParseSnapshot unchanged).
+func snapshotOf(t *testing.T, path string, table procid.Table) (event.Snapshot, []Uncovered) {
 	t.Helper()
 	tr := NewTracker(path)
 	_ = tr.Refresh() // a blocked journal is part of some tests
@@ -25,7 +25,7 @@ func snapshotOf(t *testing.T, path string, table procid.Table) (jsonl.Snapshot, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := jsonl.ParseSnapshot(b)
+	back, err := event.ParseSnapshot(b)
 	if err != nil {
 		t.Fatalf("the snapshot does not parse: %v\n%s", err, b)
 	}
@@ -39,8 +39,8 @@ func snapshotOf(t *testing.T, path string, table procid.Table) (jsonl.Snapshot, 
 	return s, unc
 }
 
-func childStates(s jsonl.Snapshot) map[string]jsonl.State {
-	m := map[string]jsonl.State{}
+func childStates(s event.Snapshot) map[string]event.State {
+	m := map[string]event.State{}
 	for _, c := range s.Children {
 		m[c.ChildID] = c.State
 	}
@@ -52,11 +52,11 @@ func childStates(s jsonl.Snapshot) map[string]jsonl.State {
 // it covered.
 func TestBuildSnapshotCoverage(t *testing.T) {
 	aliveW, goneW := localIdentity(4242, 77), localIdentity(4343, 88)
-	var events []jsonl.Event
+	var events []event.Event
 	events = append(events, launched("alive", aliveW, 4250, 1000)...)
 	events = append(events, launched("gone", goneW, 4350, 1000)...)
 	events = append(events, launched("done", goneW, 4350, 1000)...)
-	events = append(events, ev("done", 5, jsonl.KindTerminal, completed))
+	events = append(events, ev("done", 5, event.KindTerminal, completed))
 	events = append(events, adoptedCreated("seen", localIdentity(5151, 42)), adoptedCreated("vanished", localIdentity(5252, 42)))
 	path := writeJournal(t, events...)
 	table := &procid.FakeTable{}
@@ -65,7 +65,7 @@ func TestBuildSnapshotCoverage(t *testing.T) {
 	table.Set(5151, procid.Info{StartTime: 42, State: 'S'})
 
 	s, unc := snapshotOf(t, path, table)
-	want := map[string]jsonl.State{"alive": running, "gone": lost, "done": completed, "seen": created, "vanished": lost}
+	want := map[string]event.State{"alive": running, "gone": lost, "done": completed, "seen": created, "vanished": lost}
 	if !s.Complete || !s.Coverage.All || len(unc) != 0 || !equalStates(childStates(s), want) {
 		t.Fatalf("every child verified: %+v, uncovered %+v", s, unc)
 	}
@@ -101,9 +101,9 @@ func TestBuildSnapshotCoverage(t *testing.T) {
 
 	// Children it cannot check: another host, no identity, no state yet, a
 	// gap. Incomplete; coverage lists exactly the children listed.
-	hook := ev("hook", 1, jsonl.KindCreated, created) // no identity recorded
+	hook := ev("hook", 1, event.KindCreated, created) // no identity recorded
 	remote := launched("remote", procid.Identity{PID: 1, StartTime: 1, Host: "elsewhere.example"}, 2, 1000)
-	midway := ev("midway", 7, jsonl.KindStateChanged, running) // its created event was never seen
+	midway := ev("midway", 7, event.KindStateChanged, running) // its created event was never seen
 	gap := launched("gap", aliveW, 4250, 1000)
 	gap = append(gap[:2], gap[3:]...) // sequence 3 is missing
 	appendJournal(t, path, append(append(remote, hook, midway), gap...)...)
@@ -132,14 +132,14 @@ func TestBuildSnapshotCoverage(t *testing.T) {
 	}
 	// Even with every child it read ended: children may follow the bad
 	// line.
-	ended := writeJournal(t, ev("done", 1, jsonl.KindCreated, created), ev("done", 2, jsonl.KindTerminal, lost))
+	ended := writeJournal(t, ev("done", 1, event.KindCreated, created), ev("done", 2, event.KindTerminal, lost))
 	appendRaw(t, ended, "not json\n")
 	if s, unc = snapshotOf(t, ended, table); s.Complete || len(unc) != 0 || !slices.Equal(s.Coverage.ChildIDs, []string{"done"}) {
 		t.Fatalf("blocked, every child ended: %+v, uncovered %+v", s, unc)
 	}
 }
 
-func equalStates(a, b map[string]jsonl.State) bool {
+func equalStates(a, b map[string]event.State) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -155,10 +155,10 @@ func equalStates(a, b map[string]jsonl.State) bool {
 // alive) is accepted by reconciliation and changes nothing.
 func TestBuildSnapshotRoundTrip(t *testing.T) {
 	w := localIdentity(4242, 77)
-	var events []jsonl.Event
+	var events []event.Event
 	events = append(events, launched("alive", w, 4250, 1000)...)
 	events = append(events, launched("done", w, 4250, 1000)...)
-	events = append(events, ev("done", 5, jsonl.KindTerminal, completed))
+	events = append(events, ev("done", 5, event.KindTerminal, completed))
 	events = append(events, adoptedCreated("seen", localIdentity(5151, 42)))
 	path := writeJournal(t, events...)
 	table := &procid.FakeTable{}

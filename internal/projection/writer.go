@@ -5,10 +5,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // writer appends the events of one source (a reconciler, a canceller) to
@@ -69,7 +68,7 @@ func (w *writer) append(events []pending) error {
 	next := map[string]int64{}
 	for _, ev := range events {
 		seq := w.next[ev.ChildID] + next[ev.ChildID] + 1
-		c := w.em.Child(ev.ChildID, ev.lineage, capabilities.Profile{Name: "recorded", Set: ev.caps})
+		c := w.em.Child(ev.ChildID, ev.lineage, event.Profile{Name: "recorded", Set: ev.caps})
 		c.SetNextSequence(seq)
 		_, line, err := c.Build(ev.spec)
 		if err != nil {
@@ -77,7 +76,7 @@ func (w *writer) append(events []pending) error {
 		}
 		lines = append(lines, line)
 		next[ev.ChildID]++
-		terminal = terminal || ev.spec.Kind == jsonl.KindTerminal
+		terminal = terminal || ev.spec.Kind == event.KindTerminal
 	}
 	if _, err := w.j.Append(lines, terminal); err != nil {
 		w.newEpoch()

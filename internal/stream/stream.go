@@ -9,8 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // How a Stream shares a stream between the child and event lines.
@@ -126,7 +125,7 @@ func New(name string, out io.Writer) (*Stream, error) {
 func (s *Stream) ChildFile() *os.File { return s.w }
 
 // Sink returns the event sink writing to this stream.
-func (s *Stream) Sink() emit.Sink {
+func (s *Stream) Sink() event.Sink {
 	s.share()
 	return streamSink{s}
 }
@@ -493,7 +492,7 @@ func (s *Stream) unshownErr() error {
 type streamSink struct{ s *Stream }
 
 func (k streamSink) Name() string                                 { return k.s.name }
-func (k streamSink) WriteEvent(_ *jsonl.Event, line []byte) error { return k.s.writeLine(line) }
+func (k streamSink) WriteEvent(_ *event.Event, line []byte) error { return k.s.writeLine(line) }
 func (k streamSink) Close() error                                 { return k.s.Close() }
 
 type lineWriter struct{ s *Stream }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/lcwrap/lcwrap/internal/testtool"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // newTestStream returns a stream whose timers only fire when the test
@@ -48,7 +49,7 @@ func childWrite(t *testing.T, s *Stream, out *testtool.Buffer, p string) {
 	})
 }
 
-func event(s *Stream, name string) error {
+func writeEvent(s *Stream, name string) error {
 	return s.writeLine([]byte(`{"event":"` + name + `"}` + "\n"))
 }
 
@@ -60,19 +61,19 @@ func TestStreamPlacesEventsAtLineStarts(t *testing.T) {
 	}{
 		{"between lines: at once", func(t *testing.T, s *Stream, out *testtool.Buffer) {
 			childWrite(t, s, out, "one\n")
-			event(s, "a")
+			writeEvent(s, "a")
 			childWrite(t, s, out, "two\n")
 		}, "one\n{\"event\":\"a\"}\ntwo\n"},
 		{"a held partial line waits behind the event", func(t *testing.T, s *Stream, out *testtool.Buffer) {
 			childWrite(t, s, out, "abc")
-			event(s, "a")
+			writeEvent(s, "a")
 			childWrite(t, s, out, "def\n")
 		}, "{\"event\":\"a\"}\nabcdef\n"},
 		{"a written partial line is finished first", func(t *testing.T, s *Stream, out *testtool.Buffer) {
 			childWrite(t, s, out, "Password: ")
 			s.onHold() // the prompt shows
-			event(s, "a")
-			event(s, "b")
+			writeEvent(s, "a")
+			writeEvent(s, "b")
 			if got := out.String(); got != "Password: " {
 				t.Fatalf("event glued to the open line: %q", got)
 			}
@@ -81,7 +82,7 @@ func TestStreamPlacesEventsAtLineStarts(t *testing.T) {
 		{"a line left open too long is ended by lcwrap", func(t *testing.T, s *Stream, out *testtool.Buffer) {
 			childWrite(t, s, out, "abc")
 			s.onHold()
-			event(s, "a")
+			writeEvent(s, "a")
 			childWrite(t, s, out, "de")
 			s.onWait()
 			childWrite(t, s, out, "f\n")
@@ -101,7 +102,7 @@ func TestStreamEndsTheLastLineBeforeEvents(t *testing.T) {
 	s, out := newTestStream(t)
 	childWrite(t, s, out, "no newline at the end")
 	s.Drain(time.Minute)
-	event(s, "terminal")
+	writeEvent(s, "terminal")
 	if got, want := out.String(), "no newline at the end\n{\"event\":\"terminal\"}\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
@@ -154,7 +155,7 @@ func TestStreamWriteFailureReachesTheChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := event(s, "a"); !errors.Is(err, syscall.EPIPE) {
+	if err := writeEvent(s, "a"); !errors.Is(err, syscall.EPIPE) {
 		t.Fatalf("event write: %v", err)
 	}
 	// The copy stops and the read end closes: the child's writes fail.
@@ -169,13 +170,13 @@ func TestStreamEndsLcwrapsLinesWithCRLFOnARawTerminal(t *testing.T) {
 	s.RawTerminal(true)
 	childWrite(t, s, out, "abc")
 	s.onHold()
-	event(s, "a")
+	writeEvent(s, "a")
 	s.onWait()
 	if got, want := out.String(), "abc\r\n{\"event\":\"a\"}\r\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	s.RawTerminal(false)
-	event(s, "b")
+	writeEvent(s, "b")
 	if got, want := out.String(), "abc\r\n{\"event\":\"a\"}\r\n{\"event\":\"b\"}\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/lastline"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // What becomes activity (Config.Activity).
@@ -126,7 +126,7 @@ func (a *outputActivity) emit(rec *recorder) {
 	a.fresh = false
 	a.mu.Unlock()
 	if fresh {
-		rec.activity(text, jsonl.Activity{Output: from})
+		rec.activity(text, event.Activity{Output: from})
 		a.last = time.Now()
 	}
 }

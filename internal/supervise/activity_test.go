@@ -15,15 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/stream"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func TestOutputActivityNewestWinsAndFlushes(t *testing.T) {
 	sink := &memSink{}
-	rec := &recorder{child: emit.New(emit.Options{}, sink).Child("c", jsonl.Lineage{}, capabilities.Launched(false))}
+	rec := &recorder{child: emit.New(emit.Options{}, sink).Child("c", event.Lineage{}, event.Launched(false))}
 	a := newOutputActivity()
 	a.offer("first", "stdout")
 	a.onReady(rec) // nothing was written yet: at once
@@ -40,7 +39,7 @@ func TestOutputActivityNewestWinsAndFlushes(t *testing.T) {
 	a.flush(rec) // nothing new: nothing written
 	var got []string
 	for _, e := range sink.events(t) {
-		if e.Kind != jsonl.KindActivity || e.State != "" {
+		if e.Kind != event.KindActivity || e.State != "" {
 			t.Fatalf("event %s/%s", e.Kind, e.State)
 		}
 		got = append(got, e.Activity+"@"+e.DetailsMap()["output"].(string))
@@ -69,10 +68,10 @@ func writeBurst(w io.Writer, n int) {
 	io.WriteString(w, "the end of the burst\n")
 }
 
-func activities(evs []jsonl.Event) []string {
+func activities(evs []event.Event) []string {
 	var out []string
 	for _, e := range evs {
-		if e.Kind == jsonl.KindActivity {
+		if e.Kind == event.KindActivity {
 			out = append(out, e.Activity)
 		}
 	}
@@ -91,7 +90,7 @@ func TestOutputActivityOfAChild(t *testing.T) {
 		})
 	}
 	p.send("next")
-	if res := p.result(); res.State != jsonl.StateCompleted {
+	if res := p.result(); res.State != event.StateCompleted {
 		t.Fatalf("state %s", res.State)
 	}
 	evs := p.sink.events(t)
@@ -101,7 +100,7 @@ func TestOutputActivityOfAChild(t *testing.T) {
 	}
 	// The last line before the exit is the last activity, just before
 	// the terminal event; activity changes no state.
-	if last := evs[len(evs)-2]; last.Kind != jsonl.KindActivity || last.Activity != "last line, no newline" {
+	if last := evs[len(evs)-2]; last.Kind != event.KindActivity || last.Activity != "last line, no newline" {
 		t.Fatalf("before the terminal event: %s %q", last.Kind, last.Activity)
 	}
 	if s := states(evs); !strings.HasPrefix(s, "created starting running activity") || !strings.HasSuffix(s, "activity completed") {
@@ -112,7 +111,7 @@ func TestOutputActivityOfAChild(t *testing.T) {
 		if strings.Contains(string(line), secret) {
 			t.Fatalf("secret in %s", line)
 		}
-		if e.Kind == jsonl.KindActivity && e.DetailsMap()["output"] != "stdout" {
+		if e.Kind == event.KindActivity && e.DetailsMap()["output"] != "stdout" {
 			t.Fatalf("activity details %v", e.DetailsMap())
 		}
 	}
@@ -160,7 +159,7 @@ func testBurst(t *testing.T, blocking bool) {
 		Emitter: emit.New(emit.Options{}, sink), ChildID: "burst", Signals: &Signals{c: make(chan os.Signal, 1)}})
 	elapsed := time.Since(start)
 	w.Close()
-	if err != nil || res.State != jsonl.StateCompleted {
+	if err != nil || res.State != event.StateCompleted {
 		t.Fatalf("%v, %s", err, res.State)
 	}
 	want := sha256.New()
@@ -174,7 +173,7 @@ func testBurst(t *testing.T, blocking bool) {
 	if limit := int(elapsed/activityInterval) + 2; len(got) == 0 || len(got) > limit {
 		t.Fatalf("%d activity events in %v (at most %d)", len(got), elapsed, limit)
 	}
-	if last := evs[len(evs)-2]; last.Kind != jsonl.KindActivity || last.Activity != "the end of the burst" {
+	if last := evs[len(evs)-2]; last.Kind != event.KindActivity || last.Activity != "the end of the burst" {
 		t.Fatalf("before the terminal event: %s %q", last.Kind, last.Activity)
 	}
 	for _, a := range got[:len(got)-1] {

@@ -8,8 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // Exit codes lcwrap uses for its own outcomes (the child's code passes
@@ -23,10 +22,10 @@ const (
 
 // Who made a cancel request (details.cancel.by).
 const (
-	bySignal       = jsonl.CancelBySignal
-	byTimeout      = jsonl.CancelByTimeout
-	byReadyTimeout = jsonl.CancelByReadyTimeout
-	byContext      = jsonl.CancelByContext
+	bySignal       = event.CancelBySignal
+	byTimeout      = event.CancelByTimeout
+	byReadyTimeout = event.CancelByReadyTimeout
+	byContext      = event.CancelByContext
 )
 
 // exitStatus is how the main child ended.
@@ -54,14 +53,14 @@ func (e exitStatus) shellCode() int {
 	return e.code
 }
 
-func (e exitStatus) details() *jsonl.Exit {
+func (e exitStatus) details() *event.Exit {
 	if e.unknown != nil {
-		return &jsonl.Exit{Status: "unknown", Error: e.unknown.Error()}
+		return &event.Exit{Status: "unknown", Error: e.unknown.Error()}
 	}
 	if e.signaled {
-		return &jsonl.Exit{Signal: signalName(e.signal), SignalNumber: int(e.signal), CoreDumped: e.core}
+		return &event.Exit{Signal: signalName(e.signal), SignalNumber: int(e.signal), CoreDumped: e.core}
 	}
-	return jsonl.ExitCode(e.code)
+	return event.ExitCode(e.code)
 }
 
 // cancelRequest is the first cancel request lcwrap delivered.
@@ -71,26 +70,26 @@ type cancelRequest struct {
 	at     time.Time
 }
 
-func (c *cancelRequest) details() *jsonl.Cancel {
-	return &jsonl.Cancel{Signal: signalName(c.signal), By: c.by, At: emit.Timestamp(c.at)}
+func (c *cancelRequest) details() *event.Cancel {
+	return &event.Cancel{Signal: signalName(c.signal), By: c.by, At: event.Timestamp(c.at)}
 }
 
 // outcome is the exit translation table (docs/run.md, "Exit codes"): the terminal state
 // and lcwrap's own exit code for a child that ran.
-func outcome(e exitStatus, cancel *cancelRequest, success []int) (jsonl.State, int) {
+func outcome(e exitStatus, cancel *cancelRequest, success []int) (event.State, int) {
 	switch {
 	case e.unknown != nil:
-		return jsonl.StateLost, ExitUnknown
+		return event.StateLost, ExitUnknown
 	case cancel != nil && (cancel.by == byTimeout || cancel.by == byReadyTimeout):
-		return jsonl.StateCancelled, ExitTimeout
+		return event.StateCancelled, ExitTimeout
 	case cancel != nil:
-		return jsonl.StateCancelled, e.shellCode()
+		return event.StateCancelled, e.shellCode()
 	case e.signaled:
-		return jsonl.StateFailed, e.shellCode()
+		return event.StateFailed, e.shellCode()
 	case slices.Contains(success, e.code):
-		return jsonl.StateCompleted, e.code
+		return event.StateCompleted, e.code
 	}
-	return jsonl.StateFailed, e.code
+	return event.StateFailed, e.code
 }
 
 // signalName is "SIGTERM" for 15; signals without a name (real-time ones)

@@ -5,27 +5,27 @@ import (
 	"slices"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
-// launchedEdges narrows the contract's table (jsonl.Transition) to the
+// launchedEdges narrows the contract's table (event.Transition) to the
 // edges lcwrap itself takes for a child it launched. The empty state is
 // "no event yet". It never writes created → cancelled or lost (a child
 // that never started failed to start) nor starting → waiting (waiting
 // comes only from a running child's LCWRAP_STATE).
-var launchedEdges = map[jsonl.State][]jsonl.State{
-	"":                  {jsonl.StateCreated},
-	jsonl.StateCreated:  {jsonl.StateStarting, jsonl.StateFailed},
-	jsonl.StateStarting: {jsonl.StateRunning, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
-	jsonl.StateRunning:  {jsonl.StateWaiting, jsonl.StateCompleted, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
-	jsonl.StateWaiting:  {jsonl.StateRunning, jsonl.StateCompleted, jsonl.StateFailed, jsonl.StateCancelled, jsonl.StateLost},
+var launchedEdges = map[event.State][]event.State{
+	"":                  {event.StateCreated},
+	event.StateCreated:  {event.StateStarting, event.StateFailed},
+	event.StateStarting: {event.StateRunning, event.StateFailed, event.StateCancelled, event.StateLost},
+	event.StateRunning:  {event.StateWaiting, event.StateCompleted, event.StateFailed, event.StateCancelled, event.StateLost},
+	event.StateWaiting:  {event.StateRunning, event.StateCompleted, event.StateFailed, event.StateCancelled, event.StateLost},
 }
 
 // transition checks one edge lcwrap is about to write: outcomes nil, or a
-// *jsonl.TransitionError (a bug in the caller; no event is written).
-func transition(from, to jsonl.State) error {
+// *event.TransitionError (a bug in the caller; no event is written).
+func transition(from, to event.State) error {
 	if !slices.Contains(launchedEdges[from], to) {
-		return &jsonl.TransitionError{From: from, To: to}
+		return &event.TransitionError{From: from, To: to}
 	}
 	return nil
 }
@@ -34,43 +34,43 @@ func transition(from, to jsonl.State) error {
 // supervisor's goroutine.
 type recorder struct {
 	child *emit.Child
-	state jsonl.State
+	state event.State
 	err   error // the first event that could not be made
 }
 
 // to records a transition: created is a created event, a terminal state a
 // terminal event, anything else a state_changed event.
-func (r *recorder) to(s jsonl.State, details jsonl.Details) {
+func (r *recorder) to(s event.State, details event.Details) {
 	if err := transition(r.state, s); err != nil {
 		r.fail(fmt.Errorf("supervise: %w", err))
 		return
 	}
-	kind := jsonl.KindStateChanged
+	kind := event.KindStateChanged
 	switch {
-	case s == jsonl.StateCreated:
-		kind = jsonl.KindCreated
+	case s == event.StateCreated:
+		kind = event.KindCreated
 	case s.Terminal():
-		kind = jsonl.KindTerminal
+		kind = event.KindTerminal
 	}
 	if r.emit(emit.Spec{Kind: kind, State: s, Details: details}) {
 		r.state = s
 	}
 }
 
-func (r *recorder) heartbeat() { r.emit(emit.Spec{Kind: jsonl.KindHeartbeat}) }
+func (r *recorder) heartbeat() { r.emit(emit.Spec{Kind: event.KindHeartbeat}) }
 
 // childHeartbeat records liveness evidence the child gave itself.
-func (r *recorder) childHeartbeat(from jsonl.NotifyOrigin) {
-	r.emit(emit.Spec{Kind: jsonl.KindHeartbeat, Details: from})
+func (r *recorder) childHeartbeat(from event.NotifyOrigin) {
+	r.emit(emit.Spec{Kind: event.KindHeartbeat, Details: from})
 }
 
 // activity records what the child is doing.
-func (r *recorder) activity(text string, details jsonl.Activity) {
-	r.emit(emit.Spec{Kind: jsonl.KindActivity, Activity: text, Details: details})
+func (r *recorder) activity(text string, details event.Activity) {
+	r.emit(emit.Spec{Kind: event.KindActivity, Activity: text, Details: details})
 }
 
-func (r *recorder) diagnostic(details jsonl.Details) {
-	r.emit(emit.Spec{Kind: jsonl.KindDiagnostic, Details: details})
+func (r *recorder) diagnostic(details event.Details) {
+	r.emit(emit.Spec{Kind: event.KindDiagnostic, Details: details})
 }
 
 func (r *recorder) emit(s emit.Spec) bool {

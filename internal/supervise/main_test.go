@@ -22,7 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // The test binary doubles as every helper process: `TESTBIN helperArg NAME
@@ -297,7 +297,7 @@ type memSink struct {
 }
 
 func (m *memSink) Name() string { return "memory" }
-func (m *memSink) WriteEvent(_ *jsonl.Event, line []byte) error {
+func (m *memSink) WriteEvent(_ *event.Event, line []byte) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.lines = append(m.lines, string(line))
@@ -306,7 +306,7 @@ func (m *memSink) WriteEvent(_ *jsonl.Event, line []byte) error {
 func (m *memSink) Close() error { return nil }
 
 // events parses the lines written so far.
-func (m *memSink) events(t *testing.T) []jsonl.Event {
+func (m *memSink) events(t *testing.T) []event.Event {
 	t.Helper()
 	m.mu.Lock()
 	lines := append([]string(nil), m.lines...)
@@ -314,11 +314,11 @@ func (m *memSink) events(t *testing.T) []jsonl.Event {
 	return parseLines(t, lines)
 }
 
-func parseLines(t *testing.T, lines []string) []jsonl.Event {
+func parseLines(t *testing.T, lines []string) []event.Event {
 	t.Helper()
-	var evs []jsonl.Event
+	var evs []event.Event
 	for _, l := range lines {
-		ev, _, err := jsonl.Parse([]byte(strings.TrimSuffix(l, "\n")))
+		ev, _, err := event.Parse([]byte(strings.TrimSuffix(l, "\n")))
 		if err != nil {
 			t.Fatalf("invalid event line %q: %v", l, err)
 		}

@@ -7,10 +7,9 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -52,11 +51,11 @@ func (c *Config) checkNotify() error {
 }
 
 // profile is the capability profile of a child run with c.
-func (c *Config) profile() capabilities.Profile {
+func (c *Config) profile() event.Profile {
 	if c.Watchdog > 0 {
-		return capabilities.LaunchedWatchdog()
+		return event.LaunchedWatchdog()
 	}
-	return capabilities.Launched(c.Heartbeat > 0)
+	return event.Launched(c.Heartbeat > 0)
 }
 
 // heartbeatInterval is the interval the created event declares.
@@ -129,7 +128,7 @@ func (s *supervisor) onNotify(m notify.Msg, ok bool) {
 // onReadyTimeout cancels a child that is still not ready.
 func (s *supervisor) onReadyTimeout() {
 	s.notify.readyTimer = nil
-	if s.rec.state == jsonl.StateStarting && s.requestCancel(syscall.SIGTERM, byReadyTimeout) {
+	if s.rec.state == event.StateStarting && s.requestCancel(syscall.SIGTERM, byReadyTimeout) {
 		s.signalJob(syscall.SIGTERM)
 	}
 }
@@ -155,7 +154,7 @@ func (s *supervisor) endNotify() {
 	}
 	s.flushStatus()
 	if n.suppressed > 0 {
-		s.rec.diagnostic(jsonl.NotifyDiagnostic{Notify: &jsonl.NotifyProblem{
+		s.rec.diagnostic(event.NotifyDiagnostic{Notify: &event.NotifyProblem{
 			Problem:    notify.Suppressed,
 			Suppressed: n.suppressed,
 			Reason:     fmt.Sprintf("%d more notify diagnostics were not written (at most one per %s)", n.suppressed, notifyDiagEvery),
@@ -167,13 +166,13 @@ func (s *supervisor) endNotify() {
 // readiness adjusts the terminal outcome of a child that had to send
 // READY=1 and never did: its details say so, and an exit code in the
 // success list is failed, not completed (it never got ready).
-func (s *supervisor) readiness(state jsonl.State, details *jsonl.Terminal) jsonl.State {
-	if !s.cfg.ReadyNotify || s.rec.state != jsonl.StateStarting {
+func (s *supervisor) readiness(state event.State, details *event.Terminal) event.State {
+	if !s.cfg.ReadyNotify || s.rec.state != event.StateStarting {
 		return state
 	}
 	details.Ready = new(bool)
-	if state == jsonl.StateCompleted {
-		return jsonl.StateFailed
+	if state == event.StateCompleted {
+		return event.StateFailed
 	}
 	return state
 }
@@ -193,16 +192,16 @@ func (s *supervisor) applyNotify(m notify.Msg) {
 			continue
 		}
 		s.flushStatus() // what the child said first is written first
-		from := jsonl.NotifyOrigin{Notify: f.Key + "=" + f.Value, SenderPid: m.PID}
+		from := event.NotifyOrigin{Notify: f.Key + "=" + f.Value, SenderPid: m.PID}
 		switch {
 		case f.Key == "READY" && f.Value == "1":
 			s.onReady(from)
 		case f.Key == "WATCHDOG" && f.Value == "1":
 			s.rec.childHeartbeat(from)
 		case f.Key == "STOPPING" && f.Value == "1":
-			s.rec.activity("stopping", jsonl.Activity{NotifyOrigin: from})
+			s.rec.activity("stopping", event.Activity{NotifyOrigin: from})
 		case f.Key == "LCWRAP_STATE":
-			s.onState(m, jsonl.State(f.Value), from)
+			s.onState(m, event.State(f.Value), from)
 		case f.Key == "BARRIER" && f.Value == "1" && len(m.FDs) != 1:
 			s.notifyDiagnostic(m, notify.Unexpected, fmt.Sprintf("BARRIER=1 came with %d file descriptors, not one", len(m.FDs)))
 		}
@@ -211,25 +210,25 @@ func (s *supervisor) applyNotify(m notify.Msg) {
 
 // onReady: a child held in starting (ReadyNotify) is running now;
 // otherwise READY=1 changes nothing.
-func (s *supervisor) onReady(from jsonl.NotifyOrigin) {
-	if s.rec.state != jsonl.StateStarting {
+func (s *supervisor) onReady(from event.NotifyOrigin) {
+	if s.rec.state != event.StateStarting {
 		return
 	}
 	if t := s.notify.readyTimer; t != nil {
 		t.Stop()
 		s.notify.readyTimer = nil
 	}
-	s.rec.to(jsonl.StateRunning, jsonl.StateChanged{Child: s.notify.child, NotifyOrigin: from})
+	s.rec.to(event.StateRunning, event.StateChanged{Child: s.notify.child, NotifyOrigin: from})
 }
 
 // onState follows LCWRAP_STATE: waiting ↔ running, nothing else.
-func (s *supervisor) onState(m notify.Msg, to jsonl.State, from jsonl.NotifyOrigin) {
+func (s *supervisor) onState(m notify.Msg, to event.State, from event.NotifyOrigin) {
 	switch {
-	case to != jsonl.StateWaiting && to != jsonl.StateRunning:
-		s.notifyDiagnostic(m, notify.Unexpected, fmt.Sprintf("LCWRAP_STATE=%s: only waiting and running are understood", redact.Text(jsonl.CutRunes(printable(string(to)), notify.MaxExcerpt))))
+	case to != event.StateWaiting && to != event.StateRunning:
+		s.notifyDiagnostic(m, notify.Unexpected, fmt.Sprintf("LCWRAP_STATE=%s: only waiting and running are understood", redact.Text(event.CutRunes(printable(string(to)), notify.MaxExcerpt))))
 	case s.rec.state == to:
-	case s.rec.state == jsonl.StateWaiting || s.rec.state == jsonl.StateRunning:
-		s.rec.to(to, jsonl.StateChanged{NotifyOrigin: from})
+	case s.rec.state == event.StateWaiting || s.rec.state == event.StateRunning:
+		s.rec.to(to, event.StateChanged{NotifyOrigin: from})
 	default:
 		s.notifyDiagnostic(m, notify.Unexpected, fmt.Sprintf("LCWRAP_STATE=%s while the child is %s: only waiting and running follow each other", to, s.rec.state))
 	}
@@ -262,7 +261,7 @@ func (s *supervisor) flushStatus() {
 	}
 	m := n.pending
 	n.pending, n.statusAt = nil, time.Now()
-	s.rec.activity(printable(m.Fields[0].Value), jsonl.Activity{NotifyOrigin: jsonl.NotifyOrigin{Notify: "STATUS", SenderPid: m.PID}})
+	s.rec.activity(printable(m.Fields[0].Value), event.Activity{NotifyOrigin: event.NotifyOrigin{Notify: "STATUS", SenderPid: m.PID}})
 }
 
 // notifyDiagnostic records a datagram that was not (fully) applied, at
@@ -274,8 +273,8 @@ func (s *supervisor) notifyDiagnostic(m notify.Msg, problem, reason string) {
 		n.suppressed++
 		return
 	}
-	d := &jsonl.NotifyProblem{Problem: problem, Reason: reason, Bytes: m.Size, SenderPid: m.PID, Excerpt: m.Excerpt, Suppressed: n.suppressed}
+	d := &event.NotifyProblem{Problem: problem, Reason: reason, Bytes: m.Size, SenderPid: m.PID, Excerpt: m.Excerpt, Suppressed: n.suppressed}
 	n.suppressed = 0
 	n.diagAt = now
-	s.rec.diagnostic(jsonl.NotifyDiagnostic{Notify: d})
+	s.rec.diagnostic(event.NotifyDiagnostic{Notify: d})
 }

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func init() {
@@ -196,9 +196,9 @@ func (p *inproc) do(line, answer string) string {
 }
 
 // waitEvent waits for an event that match accepts and returns it.
-func (p *inproc) waitEvent(what string, match func(jsonl.Event) bool) jsonl.Event {
+func (p *inproc) waitEvent(what string, match func(event.Event) bool) event.Event {
 	p.t.Helper()
-	var found jsonl.Event
+	var found event.Event
 	waitUntil(p.t, what, func() bool {
 		for _, e := range p.sink.events(p.t) {
 			if match(e) {
@@ -211,15 +211,15 @@ func (p *inproc) waitEvent(what string, match func(jsonl.Event) bool) jsonl.Even
 	return found
 }
 
-func isKind(k jsonl.Kind) func(jsonl.Event) bool {
-	return func(e jsonl.Event) bool { return e.Kind == k }
+func isKind(k event.Kind) func(event.Event) bool {
+	return func(e event.Event) bool { return e.Kind == k }
 }
 
-func isState(s jsonl.State) func(jsonl.Event) bool {
-	return func(e jsonl.Event) bool { return e.State == s }
+func isState(s event.State) func(event.Event) bool {
+	return func(e event.Event) bool { return e.State == s }
 }
 
-func notifyDetails(t *testing.T, e jsonl.Event) map[string]any {
+func notifyDetails(t *testing.T, e event.Event) map[string]any {
 	t.Helper()
 	d, ok := e.DetailsMap()["notify"].(map[string]any)
 	if !ok {
@@ -231,12 +231,12 @@ func notifyDetails(t *testing.T, e jsonl.Event) map[string]any {
 func TestNotifyReadyHoldsStarting(t *testing.T) {
 	p := notifyRun(t, Config{ReadyNotify: true})
 	p.do("send STATUS=warming up", "sent")
-	p.waitEvent("the status", isKind(jsonl.KindActivity))
+	p.waitEvent("the status", isKind(event.KindActivity))
 	if got := states(p.sink.events(t)); got != "created starting activity" {
 		t.Fatalf("before READY=1: %s", got)
 	}
 	p.do("send READY=1", "sent")
-	running := p.waitEvent("running", isState(jsonl.StateRunning))
+	running := p.waitEvent("running", isState(event.StateRunning))
 	d := running.DetailsMap()
 	child := d["child"].(map[string]any)
 	if d["notify"] != "READY=1" || d["senderPid"] != child["pid"] || child["startTime"] == float64(0) {
@@ -244,7 +244,7 @@ func TestNotifyReadyHoldsStarting(t *testing.T) {
 	}
 	p.do("send READY=1", "sent") // again: nothing changes
 	p.stdin.Close()
-	if res := p.result(); res.State != jsonl.StateCompleted || res.ExitCode != 0 {
+	if res := p.result(); res.State != event.StateCompleted || res.ExitCode != 0 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	if got := states(p.sink.events(t)); got != "created starting activity running completed" {
@@ -256,7 +256,7 @@ func TestNotifyReadyAtOnceIsInOrder(t *testing.T) {
 	// The child says READY=1 before lcwrap has even recorded starting.
 	for i := 0; i < 10; i++ {
 		res, evs := run(t, Config{Notify: true, ReadyNotify: true}, helperArgv("notify-now", "READY=1")...)
-		if got := states(evs); res.State != jsonl.StateCompleted || got != "created starting running completed" {
+		if got := states(evs); res.State != event.StateCompleted || got != "created starting running completed" {
 			t.Fatalf("run %d: %s: %s", i, res.State, got)
 		}
 	}
@@ -266,7 +266,7 @@ func TestNotifyReadyWithoutReadyNotify(t *testing.T) {
 	p := notifyRun(t, Config{})
 	p.do("send READY=1", "sent")
 	p.do("send STATUS=after ready", "sent")
-	p.waitEvent("the status", isKind(jsonl.KindActivity))
+	p.waitEvent("the status", isKind(event.KindActivity))
 	p.stdin.Close()
 	p.result()
 	if got := states(p.sink.events(t)); got != "created starting running activity completed" {
@@ -276,7 +276,7 @@ func TestNotifyReadyWithoutReadyNotify(t *testing.T) {
 
 func TestNotifyExitBeforeReady(t *testing.T) {
 	res, evs := run(t, Config{Notify: true, ReadyNotify: true}, helperArgv("exit", "0")...)
-	if res.State != jsonl.StateFailed || res.ExitCode != 0 {
+	if res.State != event.StateFailed || res.ExitCode != 0 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	if got := states(evs); got != "created starting failed" {
@@ -291,7 +291,7 @@ func TestNotifyReadyTimeout(t *testing.T) {
 	// The timeout may well fire before the helper has even said "ready".
 	p := startRun(t, Config{Argv: helperArgv("notify"), Notify: true, ReadyNotify: true, ReadyTimeout: 50 * time.Millisecond, KillAfter: time.Minute})
 	res := p.result()
-	if res.State != jsonl.StateCancelled || res.ExitCode != ExitTimeout {
+	if res.State != event.StateCancelled || res.ExitCode != ExitTimeout {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	evs := p.sink.events(t)
@@ -307,9 +307,9 @@ func TestNotifyReadyTimeout(t *testing.T) {
 func TestNotifyReadyInTimeIsNotCancelled(t *testing.T) {
 	p := notifyRun(t, Config{ReadyNotify: true, ReadyTimeout: time.Hour})
 	p.do("send READY=1", "sent")
-	p.waitEvent("running", isState(jsonl.StateRunning))
+	p.waitEvent("running", isState(event.StateRunning))
 	p.stdin.Close()
-	if res := p.result(); res.State != jsonl.StateCompleted {
+	if res := p.result(); res.State != event.StateCompleted {
 		t.Fatalf("state %s", res.State)
 	}
 }
@@ -317,7 +317,7 @@ func TestNotifyReadyInTimeIsNotCancelled(t *testing.T) {
 func TestNotifyStatusIsActivity(t *testing.T) {
 	p := notifyRun(t, Config{})
 	p.do(`send STATUS=linking\nUNKNOWN_KEY=whatever`, "sent")
-	e := p.waitEvent("the status", isKind(jsonl.KindActivity))
+	e := p.waitEvent("the status", isKind(event.KindActivity))
 	if d := e.DetailsMap(); e.Activity != "linking" || d["notify"] != "STATUS" || d["senderPid"] == nil {
 		t.Fatalf("activity %q details %v", e.Activity, d)
 	}
@@ -328,18 +328,18 @@ func TestNotifyStatusIsActivity(t *testing.T) {
 		burst = append(burst, "STATUS="+string(c))
 	}
 	p.do("send STATUS=using "+secret+"\tnow "+strings.Repeat("y", 600), "sent")
-	p.waitEvent("the long status", func(e jsonl.Event) bool { return strings.HasPrefix(e.Activity, "using") })
+	p.waitEvent("the long status", func(e event.Event) bool { return strings.HasPrefix(e.Activity, "using") })
 	p.do("send "+strings.Join(burst, `\n`), "sent")
 	p.stdin.Close()
 	p.result()
-	var acts []jsonl.Event
+	var acts []event.Event
 	for _, e := range p.sink.events(t) {
-		if e.Kind == jsonl.KindActivity {
+		if e.Kind == event.KindActivity {
 			acts = append(acts, e)
 		}
 	}
 	long := acts[1].Activity
-	if strings.Contains(long, secret) || !strings.HasPrefix(long, "using [REDACTED] now yyy") || len([]rune(long)) != jsonl.MaxActivity {
+	if strings.Contains(long, secret) || !strings.HasPrefix(long, "using [REDACTED] now yyy") || len([]rune(long)) != event.MaxActivity {
 		t.Fatalf("activity %q", long)
 	}
 	if last := acts[len(acts)-1].Activity; last != "z" {
@@ -353,7 +353,7 @@ func TestNotifyStatusIsActivity(t *testing.T) {
 func TestNotifyStopping(t *testing.T) {
 	p := notifyRun(t, Config{})
 	p.do("send STOPPING=1", "sent")
-	e := p.waitEvent("stopping", isKind(jsonl.KindActivity))
+	e := p.waitEvent("stopping", isKind(event.KindActivity))
 	if e.Activity != "stopping" || e.DetailsMap()["notify"] != "STOPPING=1" {
 		t.Fatalf("%q %s", e.Activity, e.Details)
 	}
@@ -374,7 +374,7 @@ func TestNotifyWatchdogIsTheHeartbeat(t *testing.T) {
 	}
 	start := time.Now()
 	p.do("send WATCHDOG=1", "sent")
-	hb := p.waitEvent("the child's heartbeat", isKind(jsonl.KindHeartbeat))
+	hb := p.waitEvent("the child's heartbeat", isKind(event.KindHeartbeat))
 	if d := hb.DetailsMap(); d["notify"] != "WATCHDOG=1" || d["senderPid"] == nil {
 		t.Fatalf("heartbeat details %v", d)
 	}
@@ -383,7 +383,7 @@ func TestNotifyWatchdogIsTheHeartbeat(t *testing.T) {
 	waitUntil(t, "two heartbeats", func() bool {
 		n := 0
 		for _, e := range p.sink.events(t) {
-			if e.Kind == jsonl.KindHeartbeat {
+			if e.Kind == event.KindHeartbeat {
 				n++
 			}
 		}
@@ -393,7 +393,7 @@ func TestNotifyWatchdogIsTheHeartbeat(t *testing.T) {
 	p.result()
 	evs := p.sink.events(t)
 	for _, e := range evs {
-		if e.Kind == jsonl.KindHeartbeat && e.DetailsMap()["notify"] != "WATCHDOG=1" {
+		if e.Kind == event.KindHeartbeat && e.DetailsMap()["notify"] != "WATCHDOG=1" {
 			t.Fatalf("a heartbeat of lcwrap's own: %s", states(evs))
 		}
 	}
@@ -418,12 +418,12 @@ func TestNotifyEnvironmentWithoutWatchdog(t *testing.T) {
 func TestNotifyWaitingAndRunning(t *testing.T) {
 	p := notifyRun(t, Config{ReadyNotify: true})
 	p.do("send LCWRAP_STATE=waiting", "sent") // still starting: refused
-	d := notifyDetails(t, p.waitEvent("a diagnostic", isKind(jsonl.KindDiagnostic)))
+	d := notifyDetails(t, p.waitEvent("a diagnostic", isKind(event.KindDiagnostic)))
 	if d["problem"] != "unexpected" || !strings.Contains(d["reason"].(string), "while the child is starting") {
 		t.Fatalf("diagnostic %v", d)
 	}
 	p.do(`send READY=1\nLCWRAP_STATE=waiting`, "sent")
-	w := p.waitEvent("waiting", isState(jsonl.StateWaiting))
+	w := p.waitEvent("waiting", isState(event.StateWaiting))
 	if w.DetailsMap()["notify"] != "LCWRAP_STATE=waiting" {
 		t.Fatalf("waiting details %s", w.Details)
 	}
@@ -434,9 +434,9 @@ func TestNotifyWaitingAndRunning(t *testing.T) {
 	})
 	p.do("send LCWRAP_STATE=waiting", "sent")
 	first, _ := w.Seq()
-	p.waitEvent("waiting again", func(e jsonl.Event) bool { n, _ := e.Seq(); return n > first && e.State == jsonl.StateWaiting })
+	p.waitEvent("waiting again", func(e event.Event) bool { n, _ := e.Seq(); return n > first && e.State == event.StateWaiting })
 	p.stdin.Close() // it ends while waiting
-	if res := p.result(); res.State != jsonl.StateCompleted {
+	if res := p.result(); res.State != event.StateCompleted {
 		t.Fatalf("state %s", res.State)
 	}
 	if got := states(p.sink.events(t)); got != "created starting diagnostic running waiting running waiting completed" {
@@ -447,12 +447,12 @@ func TestNotifyWaitingAndRunning(t *testing.T) {
 func TestNotifyUnknownStateIsADiagnostic(t *testing.T) {
 	p := notifyRun(t, Config{})
 	p.do("send LCWRAP_STATE=completed", "sent")
-	d := notifyDetails(t, p.waitEvent("a diagnostic", isKind(jsonl.KindDiagnostic)))
+	d := notifyDetails(t, p.waitEvent("a diagnostic", isKind(event.KindDiagnostic)))
 	if d["problem"] != "unexpected" || !strings.Contains(d["reason"].(string), "LCWRAP_STATE=completed") {
 		t.Fatalf("diagnostic %v", d)
 	}
 	p.stdin.Close()
-	if res := p.result(); res.State != jsonl.StateCompleted {
+	if res := p.result(); res.State != event.StateCompleted {
 		t.Fatalf("state %s", res.State)
 	}
 }
@@ -466,7 +466,7 @@ func TestNotifyOnlyTheChildsTreeMaySpeak(t *testing.T) {
 
 	// A descendant may.
 	grandchild := strings.Fields(p.do("spawn STATUS=from the grandchild", "sent"))[1]
-	e := p.waitEvent("the grandchild's status", isKind(jsonl.KindActivity))
+	e := p.waitEvent("the grandchild's status", isKind(event.KindActivity))
 	if e.Activity != "from the grandchild" || fmt.Sprint(e.DetailsMap()["senderPid"]) != grandchild {
 		t.Fatalf("activity %q %s (grandchild %s)", e.Activity, e.Details, grandchild)
 	}
@@ -484,7 +484,7 @@ func TestNotifyOnlyTheChildsTreeMaySpeak(t *testing.T) {
 	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "sent\n" {
 		t.Fatalf("outsider: %q", line)
 	}
-	d := notifyDetails(t, p.waitEvent("the rejection", isKind(jsonl.KindDiagnostic)))
+	d := notifyDetails(t, p.waitEvent("the rejection", isKind(event.KindDiagnostic)))
 	if d["problem"] != "rejected" || d["senderPid"] != float64(c.Process.Pid) || d["excerpt"] != nil ||
 		!strings.Contains(d["reason"].(string), "neither the child nor one of its descendants") {
 		t.Fatalf("diagnostic %v", d)
@@ -501,7 +501,7 @@ func TestNotifyOnlyTheChildsTreeMaySpeak(t *testing.T) {
 func TestNotifyOversizedDatagram(t *testing.T) {
 	p := notifyRun(t, Config{})
 	p.do("big 1048576", "sent")
-	e := p.waitEvent("the diagnostic", isKind(jsonl.KindDiagnostic))
+	e := p.waitEvent("the diagnostic", isKind(event.KindDiagnostic))
 	d := notifyDetails(t, e)
 	if d["problem"] != "oversized" || d["bytes"] != float64(1<<20) || len([]rune(d["excerpt"].(string))) != notify.MaxExcerpt {
 		t.Fatalf("diagnostic %v", d)
@@ -510,7 +510,7 @@ func TestNotifyOversizedDatagram(t *testing.T) {
 		t.Fatalf("a %d-byte diagnostic", len(line))
 	}
 	p.do("send STATUS=still listening", "sent")
-	p.waitEvent("the next status", isKind(jsonl.KindActivity))
+	p.waitEvent("the next status", isKind(event.KindActivity))
 	p.stdin.Close()
 	p.result()
 	if got := states(p.sink.events(t)); got != "created starting running diagnostic activity completed" {
@@ -528,7 +528,7 @@ func TestNotifyBadDatagramsAreCountedNotFlooded(t *testing.T) {
 	p.result()
 	written, counted := 0, 0
 	for _, e := range p.sink.events(t) {
-		if e.Kind != jsonl.KindDiagnostic {
+		if e.Kind != event.KindDiagnostic {
 			continue
 		}
 		d := notifyDetails(t, e)
@@ -556,7 +556,7 @@ func TestNotifyBarrierIsReleasedAfterEarlierMessages(t *testing.T) {
 	p.do("fd BARRIER=1", "released")
 	var acts []string
 	for _, e := range p.sink.events(t) {
-		if e.Kind == jsonl.KindActivity {
+		if e.Kind == event.KindActivity {
 			acts = append(acts, e.Activity)
 		}
 	}
@@ -566,7 +566,7 @@ func TestNotifyBarrierIsReleasedAfterEarlierMessages(t *testing.T) {
 	// Any other descriptor is closed too, and BARRIER=1 needs exactly one.
 	p.do("fd FDSTORE=1", "released")
 	p.do("send BARRIER=1", "sent")
-	d := notifyDetails(t, p.waitEvent("a diagnostic", isKind(jsonl.KindDiagnostic)))
+	d := notifyDetails(t, p.waitEvent("a diagnostic", isKind(event.KindDiagnostic)))
 	if d["problem"] != "unexpected" || !strings.Contains(d["reason"].(string), "0 file descriptors") {
 		t.Fatalf("diagnostic %v", d)
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // These tests run Run in a helper process (an lcwrap stand-in, see
@@ -120,7 +120,7 @@ func (p *proc) signal(sig syscall.Signal) {
 }
 
 // wait waits for the helper to exit and returns its code and events.
-func (p *proc) wait() (int, []jsonl.Event) {
+func (p *proc) wait() (int, []event.Event) {
 	p.t.Helper()
 	select {
 	case code := <-p.exit:
@@ -149,7 +149,7 @@ func TestRealSignalsAreForwardedOnce(t *testing.T) {
 	p.expect("total SIGTERM 1")
 	code, evs := p.wait()
 	d := terminalDetails(t, evs)
-	if code != 0 || evs[len(evs)-1].State != jsonl.StateCancelled || d["cancel"].(map[string]any)["signal"] != "SIGTERM" {
+	if code != 0 || evs[len(evs)-1].State != event.StateCancelled || d["cancel"].(map[string]any)["signal"] != "SIGTERM" {
 		t.Fatalf("exit %d, %s", code, states(evs))
 	}
 }
@@ -165,7 +165,7 @@ func TestCtrlCReachesTheChildOnce(t *testing.T) {
 	}
 	// lcwrap never saw the ^C: it delivered no cancel request.
 	code, evs := p.wait()
-	if d := terminalDetails(t, evs); code != 0 || evs[len(evs)-1].State != jsonl.StateCompleted || d["cancel"] != nil {
+	if d := terminalDetails(t, evs); code != 0 || evs[len(evs)-1].State != event.StateCompleted || d["cancel"] != nil {
 		t.Fatalf("exit %d, %s, %v", code, states(evs), d)
 	}
 }
@@ -176,7 +176,7 @@ func TestCtrlCDeathIsReportedHonestly(t *testing.T) {
 	p.write("\x03")
 	code, evs := p.wait()
 	d := terminalDetails(t, evs)
-	if code != 130 || evs[len(evs)-1].State != jsonl.StateFailed || d["cancel"] != nil || d["exit"].(map[string]any)["signal"] != "SIGINT" {
+	if code != 130 || evs[len(evs)-1].State != event.StateFailed || d["cancel"] != nil || d["exit"].(map[string]any)["signal"] != "SIGINT" {
 		t.Fatalf("exit %d, %s, %v", code, states(evs), d)
 	}
 }
@@ -200,7 +200,7 @@ func TestCtrlZStopsTheJobAndContinues(t *testing.T) {
 	// The child reads the terminal again: it is in the foreground.
 	p.write("done\n")
 	code, evs := p.wait()
-	if code != 0 || evs[len(evs)-1].State != jsonl.StateCompleted {
+	if code != 0 || evs[len(evs)-1].State != event.StateCompleted {
 		t.Fatalf("exit %d, %s", code, states(evs))
 	}
 }
@@ -217,7 +217,7 @@ func TestSubreaperReapsOrphansAndKeepsTheStatus(t *testing.T) {
 	})
 	p.write("go\n")
 	code, evs := p.wait()
-	if code != 7 || evs[len(evs)-1].State != jsonl.StateFailed {
+	if code != 7 || evs[len(evs)-1].State != event.StateFailed {
 		t.Fatalf("exit %d, %s", code, states(evs))
 	}
 }

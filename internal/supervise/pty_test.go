@@ -22,8 +22,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func init() {
@@ -112,8 +112,8 @@ type ptyConfig struct {
 type panicSink struct{ on string }
 
 func (p panicSink) Name() string { return "panic" }
-func (p panicSink) WriteEvent(ev *jsonl.Event, _ []byte) error {
-	if ev.Kind == jsonl.KindActivity && strings.Contains(ev.Activity, p.on) {
+func (p panicSink) WriteEvent(ev *event.Event, _ []byte) error {
+	if ev.Kind == event.KindActivity && strings.Contains(ev.Activity, p.on) {
 		panic("test panic: " + ev.Activity)
 	}
 	return nil
@@ -139,7 +139,7 @@ func helperSupervisePTY(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 125
 	}
-	sinks := []emit.Sink{file}
+	sinks := []event.Sink{file}
 	cfg := Config{Argv: pc.Argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, PTY: p,
 		ChildID: "pty", Signals: sigs, Timeout: pc.Timeout, KillAfter: time.Minute, Activity: pc.Activity, Heartbeat: pc.Heartbeat}
 	if pc.PanicOn != "" {
@@ -260,7 +260,7 @@ func (o *outerTerminal) write(s string) {
 	}
 }
 
-func (o *outerTerminal) wait() (int, []jsonl.Event) {
+func (o *outerTerminal) wait() (int, []event.Event) {
 	o.t.Helper()
 	var code int
 	select {
@@ -317,18 +317,18 @@ func TestPTYRestoresTheOuterTerminal(t *testing.T) {
 		ready  string
 		end    func(o *outerTerminal, ready string)
 		code   int
-		state  jsonl.State
+		state  event.State
 		cancel bool
 	}{
 		{"normal exit", ptyConfig{Argv: helperArgv("tty")}, "pid ",
-			func(o *outerTerminal, _ string) { o.write("done\r") }, 0, jsonl.StateCompleted, false},
+			func(o *outerTerminal, _ string) { o.write("done\r") }, 0, event.StateCompleted, false},
 		{"killed by a signal", ptyConfig{Argv: helperArgv("tty")}, "pid ",
-			func(o *outerTerminal, ready string) { syscall.Kill(childPid(o.t, ready), syscall.SIGKILL) }, 137, jsonl.StateFailed, false},
+			func(o *outerTerminal, ready string) { syscall.Kill(childPid(o.t, ready), syscall.SIGKILL) }, 137, event.StateFailed, false},
 		{"ctrl-c typed: the child's terminal signals it, not lcwrap", ptyConfig{Argv: helperArgv("tty")}, "pid ",
-			func(o *outerTerminal, _ string) { o.write("\x03") }, 130, jsonl.StateFailed, false},
+			func(o *outerTerminal, _ string) { o.write("\x03") }, 130, event.StateFailed, false},
 		// (The timeout leaves the helper time to install its handler.)
 		{"timeout", ptyConfig{Argv: helperArgv("signals", "SIGTERM"), Timeout: 2 * time.Second}, "got SIGTERM 1",
-			func(o *outerTerminal, _ string) { o.write("done\r") }, ExitTimeout, jsonl.StateCancelled, true},
+			func(o *outerTerminal, _ string) { o.write("done\r") }, ExitTimeout, event.StateCancelled, true},
 		{"a panic in lcwrap", ptyConfig{Argv: helperArgv("tty"), Activity: ActivityOutput, PanicOn: "PANIC"}, "pid ",
 			func(o *outerTerminal, _ string) { o.write("PANIC\r") }, 2, "", false},
 	} {
@@ -430,11 +430,11 @@ func TestPTYOuterStdinThatIsNoTerminal(t *testing.T) {
 				}
 				rest = rest[i:]
 			}
-			if res.State != jsonl.StateCompleted {
+			if res.State != event.StateCompleted {
 				t.Fatalf("state %s", res.State)
 			}
 			evs := sink.events(t)
-			if last := evs[len(evs)-2]; last.Kind != jsonl.KindActivity || last.Activity != "eof" || last.DetailsMap()["output"] != "pty" {
+			if last := evs[len(evs)-2]; last.Kind != event.KindActivity || last.Activity != "eof" || last.DetailsMap()["output"] != "pty" {
 				t.Fatalf("the last activity is not the last line: %s %q", last.Kind, last.Activity)
 			}
 		})
@@ -478,7 +478,7 @@ func TestPTYCtrlZStopsTheJobWithItsTerminalRestored(t *testing.T) {
 		t.Fatal("the terminal is not raw again after SIGCONT")
 	}
 	o.write("done\r")
-	if code, evs := o.wait(); code != 0 || evs[len(evs)-1].State != jsonl.StateCompleted {
+	if code, evs := o.wait(); code != 0 || evs[len(evs)-1].State != event.StateCompleted {
 		t.Fatalf("exit %d, %s", code, states(evs))
 	}
 	if after := o.termios(); after != before {

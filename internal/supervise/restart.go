@@ -7,10 +7,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/internal/restart"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // RestartPolicy says when Run starts the command again
@@ -95,16 +94,16 @@ func (l *launcher) restarting(ctx context.Context, cfg Config) Result {
 		next := cfg
 		next.ChildID, next.Lineage.Attempt = restart.NextChild(base, first, n)
 		delay := cfg.Restart.Delay(n).Round(time.Millisecond)
-		info := &jsonl.Restart{Policy: string(cfg.Restart.Policy), NextAttempt: next.Lineage.Attempt, NextChildID: next.ChildID, DelayMs: delay.Milliseconds()}
-		s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: info, Message: fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
+		info := &event.Restart{Policy: string(cfg.Restart.Policy), NextAttempt: next.Lineage.Attempt, NextChildID: next.ChildID, DelayMs: delay.Milliseconds()}
+		s.rec.diagnostic(event.RestartDiagnostic{Restart: info, Message: fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
 		if sig, ok := waitBackoff(ctx, cfg.Signals, delay); !ok {
-			stop := &jsonl.Restart{Policy: string(cfg.Restart.Policy), Stopped: "cancel-request", Signal: signalName(sig), At: emit.Timestamp(time.Now()), NextAttempt: next.Lineage.Attempt}
-			s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: stop, Message: fmt.Sprintf("no further attempt: %s arrived while waiting for attempt %d", signalName(sig), next.Lineage.Attempt)})
+			stop := &event.Restart{Policy: string(cfg.Restart.Policy), Stopped: "cancel-request", Signal: signalName(sig), At: event.Timestamp(time.Now()), NextAttempt: next.Lineage.Attempt}
+			s.rec.diagnostic(event.RestartDiagnostic{Restart: stop, Message: fmt.Sprintf("no further attempt: %s arrived while waiting for attempt %d", signalName(sig), next.Lineage.Attempt)})
 			return res
 		}
 		if err := renewStreams(&next); err != nil {
-			stop := &jsonl.Restart{Policy: string(cfg.Restart.Policy), Stopped: "error", NextAttempt: next.Lineage.Attempt}
-			s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: stop, Message: "no further attempt: " + err.Error()})
+			stop := &event.Restart{Policy: string(cfg.Restart.Policy), Stopped: "error", NextAttempt: next.Lineage.Attempt}
+			s.rec.diagnostic(event.RestartDiagnostic{Restart: stop, Message: "no further attempt: " + err.Error()})
 			return res
 		}
 		cfg = next
@@ -116,7 +115,7 @@ func (l *launcher) restarting(ctx context.Context, cfg Config) Result {
 // something else stops the loop, it records a diagnostic saying what.
 func (s *supervisor) restartNeeded(res Result, n int) bool {
 	e := restart.Ending{
-		Completed:   res.State == jsonl.StateCompleted,
+		Completed:   res.State == event.StateCompleted,
 		StartFailed: res.StartErr != nil,
 		Interrupted: s.cancel == nil && s.status.signaled && s.status.signal == syscall.SIGINT,
 	}
@@ -125,8 +124,8 @@ func (s *supervisor) restartNeeded(res Result, n int) bool {
 	}
 	again, stop := s.cfg.Restart.Next(e, n)
 	if stop.Reason != "" {
-		info := &jsonl.Restart{Policy: string(s.cfg.Restart.Policy), Stopped: stop.Reason, Signal: stop.Signal, MaxAttempts: stop.MaxAttempts}
-		s.rec.diagnostic(jsonl.RestartDiagnostic{Restart: info, Message: "no further attempt: " + stop.Why})
+		info := &event.Restart{Policy: string(s.cfg.Restart.Policy), Stopped: stop.Reason, Signal: stop.Signal, MaxAttempts: stop.MaxAttempts}
+		s.rec.diagnostic(event.RestartDiagnostic{Restart: info, Message: "no further attempt: " + stop.Why})
 	}
 	return again
 }

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 func init() {
@@ -59,8 +59,8 @@ type restartConfig struct {
 }
 
 // attempts splits events by child id, in the order the children appear.
-func attempts(evs []jsonl.Event) [][]jsonl.Event {
-	var out [][]jsonl.Event
+func attempts(evs []event.Event) [][]event.Event {
+	var out [][]event.Event
 	index := map[string]int{}
 	for _, e := range evs {
 		i, ok := index[e.ChildID]
@@ -76,10 +76,10 @@ func attempts(evs []jsonl.Event) [][]jsonl.Event {
 
 // restartDetails returns the restart details of the diagnostics of one
 // attempt.
-func restartDetails(evs []jsonl.Event) []map[string]any {
+func restartDetails(evs []event.Event) []map[string]any {
 	var out []map[string]any
 	for _, e := range evs {
-		if d, ok := e.DetailsMap()["restart"].(map[string]any); ok && e.Kind == jsonl.KindDiagnostic {
+		if d, ok := e.DetailsMap()["restart"].(map[string]any); ok && e.Kind == event.KindDiagnostic {
 			out = append(out, d)
 		}
 	}
@@ -94,9 +94,9 @@ func counterScript(t *testing.T, ok int) []string {
 }
 
 func TestRestartOnFailureStopsAtTheFirstSuccess(t *testing.T) {
-	res, evs := run(t, Config{ChildID: "job", Lineage: jsonl.Lineage{ParentChildID: "outer", RootChildID: "root"},
+	res, evs := run(t, Config{ChildID: "job", Lineage: event.Lineage{ParentChildID: "outer", RootChildID: "root"},
 		Restart: Restart{Policy: RestartOnFailure}}, counterScript(t, 2)...)
-	if res.State != jsonl.StateCompleted || res.ExitCode != 0 {
+	if res.State != event.StateCompleted || res.ExitCode != 0 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	got := attempts(evs)
@@ -109,7 +109,7 @@ func TestRestartOnFailureStopsAtTheFirstSuccess(t *testing.T) {
 			wantID = fmt.Sprintf("job-a%d", i)
 		}
 		for _, e := range a {
-			if e.ChildID != wantID || e.Lineage != (jsonl.Lineage{RootChildID: "root", ParentChildID: "outer", Attempt: int64(i)}) {
+			if e.ChildID != wantID || e.Lineage != (event.Lineage{RootChildID: "root", ParentChildID: "outer", Attempt: int64(i)}) {
 				t.Fatalf("attempt %d: child %s lineage %+v", i, e.ChildID, e.Lineage)
 			}
 		}
@@ -130,9 +130,9 @@ func TestRestartOnFailureStopsAtTheFirstSuccess(t *testing.T) {
 }
 
 func TestRestartAlwaysStopsAtMaxAttempts(t *testing.T) {
-	res, evs := run(t, Config{ChildID: "w", Lineage: jsonl.Lineage{Attempt: 4}, Restart: Restart{Policy: RestartAlways, MaxAttempts: 3}},
+	res, evs := run(t, Config{ChildID: "w", Lineage: event.Lineage{Attempt: 4}, Restart: Restart{Policy: RestartAlways, MaxAttempts: 3}},
 		"/bin/sh", "-c", "exit 3")
-	if res.State != jsonl.StateFailed || res.ExitCode != 3 {
+	if res.State != event.StateFailed || res.ExitCode != 3 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	got := attempts(evs)
@@ -152,10 +152,10 @@ func TestRestartAlwaysStopsAtMaxAttempts(t *testing.T) {
 
 func TestRestartCancelDuringBackoff(t *testing.T) {
 	p := startRun(t, Config{Argv: []string{"/bin/sh", "-c", "exit 1"}, Restart: Restart{Policy: RestartOnFailure, Backoff: time.Hour}})
-	p.waitEvent("the restart diagnostic", func(e jsonl.Event) bool { return len(restartDetails([]jsonl.Event{e})) > 0 })
+	p.waitEvent("the restart diagnostic", func(e event.Event) bool { return len(restartDetails([]event.Event{e})) > 0 })
 	p.sigs <- syscall.SIGTERM
 	res := p.result()
-	if res.State != jsonl.StateFailed || res.ExitCode != 1 {
+	if res.State != event.StateFailed || res.ExitCode != 1 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	got := attempts(p.sink.events(t))
@@ -164,7 +164,7 @@ func TestRestartCancelDuringBackoff(t *testing.T) {
 	}
 	d := restartDetails(got[0])
 	if len(d) != 2 || d[0]["nextAttempt"] != float64(1) || d[0]["delayMs"].(float64) < float64(time.Hour.Milliseconds()/2) ||
-		d[1]["stopped"] != "cancel-request" || d[1]["signal"] != "SIGTERM" || !jsonl.ValidTimestamp(d[1]["at"].(string)) {
+		d[1]["stopped"] != "cancel-request" || d[1]["signal"] != "SIGTERM" || !event.ValidTimestamp(d[1]["at"].(string)) {
 		t.Fatalf("restart diagnostics %v", d)
 	}
 }
@@ -173,7 +173,7 @@ func TestRestartCancelDuringAnAttemptStopsTheLoop(t *testing.T) {
 	p := startRun(t, Config{Argv: helperArgv("trap-term"), KillAfter: time.Minute, Restart: Restart{Policy: RestartAlways}})
 	p.expect("ready")
 	p.sigs <- syscall.SIGTERM
-	if res := p.result(); res.State != jsonl.StateCancelled || res.ExitCode != 0 {
+	if res := p.result(); res.State != event.StateCancelled || res.ExitCode != 0 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	got := attempts(p.sink.events(t))
@@ -201,7 +201,7 @@ func TestRestartStopsOnSIGINTAndStartErrors(t *testing.T) {
 func TestRestartTimeoutEndsOnlyTheAttempt(t *testing.T) {
 	res, evs := run(t, Config{Timeout: 20 * time.Millisecond, KillAfter: time.Minute,
 		Restart: Restart{Policy: RestartOnFailure, MaxAttempts: 2}}, "sleep", "1000")
-	if res.State != jsonl.StateCancelled || res.ExitCode != ExitTimeout {
+	if res.State != event.StateCancelled || res.ExitCode != ExitTimeout {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	if n := len(attempts(evs)); n != 2 {
@@ -212,7 +212,7 @@ func TestRestartTimeoutEndsOnlyTheAttempt(t *testing.T) {
 func TestRestartWithNotifySharesTheSocket(t *testing.T) {
 	res, evs := run(t, Config{Notify: true, ReadyNotify: true, Restart: Restart{Policy: RestartAlways, MaxAttempts: 2}},
 		helperArgv("notify-now", "READY=1")...)
-	if res.State != jsonl.StateCompleted {
+	if res.State != event.StateCompleted {
 		t.Fatalf("state %s", res.State)
 	}
 	for i, a := range attempts(evs) {
@@ -253,7 +253,7 @@ func TestRestartKeepsInterposing(t *testing.T) {
 	for s.Scan() {
 		if l := s.Text(); strings.HasPrefix(l, "out ") {
 			children = append(children, l)
-		} else if _, _, err := jsonl.Parse([]byte(l)); err != nil {
+		} else if _, _, err := event.Parse([]byte(l)); err != nil {
 			t.Fatalf("line %q: %v", l, err)
 		}
 	}

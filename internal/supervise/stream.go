@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/stream"
 )
 
@@ -69,7 +69,7 @@ type Interposed struct {
 	// them.
 	Streams []*Stream
 	// Sinks are the event sinks of the streams events share.
-	Sinks []emit.Sink
+	Sinks []event.Sink
 	// Messages is where lcwrap's own messages go to keep them whole among
 	// the child's output when event lines share stderr (nil: write to
 	// stderr directly).

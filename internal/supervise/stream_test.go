@@ -3,9 +3,10 @@
 package supervise
 
 import (
-	"github.com/lcwrap/lcwrap/internal/testtool"
 	"testing"
 	"time"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 
 	"github.com/lcwrap/lcwrap/internal/lastline"
 )

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/stream"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/redact"
+	"github.com/lcwrap/lcwrap/internal/stream"
 )
 
 // Defaults of the command line.
@@ -95,7 +95,7 @@ type Config struct {
 	// lifecycle (Lineage.RootChildID defaults to ChildID).
 	Emitter *emit.Emitter
 	ChildID string
-	Lineage jsonl.Lineage
+	Lineage event.Lineage
 	// Signals is the subscription from Subscribe.
 	Signals *Signals
 
@@ -152,20 +152,20 @@ type Config struct {
 	// BeforeTerminal, when set, is called once per attempt after the
 	// child ended and its output was drained, just before the terminal
 	// event: it may add its own members to the details (a typed field of
-	// jsonl.Terminal). It must return promptly and must not change the
+	// event.Terminal). It must return promptly and must not change the
 	// members lcwrap set.
-	BeforeTerminal func(details *jsonl.Terminal)
+	BeforeTerminal func(details *event.Terminal)
 	// CreatedAgent, when set, is the created event's agent member: what
 	// an agent integration added to the command line. RecordedArgv is
 	// then the command as given, recorded in place of Argv.
-	CreatedAgent *jsonl.AgentLaunch
+	CreatedAgent *event.AgentLaunch
 	RecordedArgv []string
 }
 
 // Result is how the run ended.
 type Result struct {
 	// State is the terminal state recorded.
-	State jsonl.State
+	State event.State
 	// ExitCode is lcwrap's own exit code (docs/run.md, "Exit codes").
 	ExitCode int
 	// StartErr says why the command could not be started (ExitCode 126 or
@@ -278,14 +278,14 @@ func (s *supervisor) run() Result {
 	// With no sink at all (--no-journal, no --emit) the events are not
 	// built: their details would only cost the start.
 	silent := s.rec.child.Silent()
-	var created jsonl.Created
+	var created event.Created
 	if !silent {
 		self, _ := procid.Self()
 		recorded := s.cfg.Argv
 		if s.cfg.RecordedArgv != nil {
 			recorded = s.cfg.RecordedArgv
 		}
-		created = jsonl.Created{
+		created = event.Created{
 			Agent:               s.cfg.CreatedAgent,
 			Command:             redact.Argv(recorded),
 			HeartbeatIntervalMs: s.cfg.heartbeatInterval().Milliseconds(),
@@ -293,19 +293,19 @@ func (s *supervisor) run() Result {
 			Profile:             s.cfg.profile().Name,
 		}
 	}
-	s.rec.to(jsonl.StateCreated, created)
+	s.rec.to(event.StateCreated, created)
 	if err := s.start(); err != nil {
 		s.ptyEnded()
 		for _, st := range s.cfg.Streams {
 			st.Drain(0)
 		}
 		code := startErrorCode(err)
-		s.rec.to(jsonl.StateFailed, jsonl.Terminal{
-			Claim: jsonl.ClaimExitStatusOnly,
-			Exit:  jsonl.ExitCode(code),
+		s.rec.to(event.StateFailed, event.Terminal{
+			Claim: event.ClaimExitStatusOnly,
+			Exit:  event.ExitCode(code),
 			Error: err.Error(),
 		})
-		return Result{State: jsonl.StateFailed, ExitCode: code, StartErr: err}
+		return Result{State: event.StateFailed, ExitCode: code, StartErr: err}
 	}
 	defer s.proc.release()
 	if s.tty != nil {
@@ -317,14 +317,14 @@ func (s *supervisor) run() Result {
 		id, _, _ = procid.Of(procid.System, s.pid)
 	}
 	child := &procid.Identity{PID: s.pid, StartTime: id.StartTime, Clock: id.Clock}
-	s.rec.to(jsonl.StateStarting, jsonl.StateChanged{Child: child})
+	s.rec.to(event.StateStarting, event.StateChanged{Child: child})
 	if s.cfg.OnStarted != nil {
 		started := id
 		started.PID = s.pid
 		s.cfg.OnStarted(started)
 	}
 	if !s.cfg.ReadyNotify {
-		s.rec.to(jsonl.StateRunning, jsonl.StateChanged{Child: child})
+		s.rec.to(event.StateRunning, event.StateChanged{Child: child})
 	}
 	s.listen(child)
 	s.waits = make(chan waitResult, 1)
@@ -348,13 +348,13 @@ func (s *supervisor) run() Result {
 	s.act.flush(&s.rec) // the last line before the end is never dropped
 
 	state, code := outcome(s.status, s.cancel, s.cfg.SuccessCodes)
-	details := jsonl.Terminal{Claim: jsonl.ClaimExitStatusOnly, Exit: s.status.details()}
+	details := event.Terminal{Claim: event.ClaimExitStatusOnly, Exit: s.status.details()}
 	state = s.readiness(state, &details)
 	if s.cancel != nil {
 		details.Cancel = s.cancel.details()
 	}
 	if leftovers != nil {
-		s.rec.diagnostic(jsonl.LeftoversDiagnostic{Leftovers: leftovers, Message: leftoverMessage(leftovers) + s.ptyLeftoverNote()})
+		s.rec.diagnostic(event.LeftoversDiagnostic{Leftovers: leftovers, Message: leftoverMessage(leftovers) + s.ptyLeftoverNote()})
 		details.Leftovers = leftovers
 	}
 	if s.cfg.BeforeTerminal != nil {
@@ -615,7 +615,7 @@ func (s *supervisor) restoreForeground() {
 // after a cancel request, or with KillLeftovers, they get SIGTERM and then
 // SIGKILL at the kill deadline; otherwise they are only reported. It
 // returns the report, or nil when nothing was left.
-func (s *supervisor) leftovers() *jsonl.Leftovers {
+func (s *supervisor) leftovers() *event.Leftovers {
 	if syscall.Kill(-s.pid, 0) == syscall.ESRCH {
 		return nil // the group is empty: no need to scan the process table
 	}
@@ -623,7 +623,7 @@ func (s *supervisor) leftovers() *jsonl.Leftovers {
 	if len(pids) == 0 {
 		return nil
 	}
-	report := &jsonl.Leftovers{Count: len(pids), Pids: pids[:min(len(pids), maxPids)], Action: "reported"}
+	report := &event.Leftovers{Count: len(pids), Pids: pids[:min(len(pids), maxPids)], Action: "reported"}
 	if s.cancel == nil && !s.cfg.KillLeftovers {
 		return report
 	}
@@ -664,7 +664,7 @@ func (s *supervisor) awaitGroupGone(deadline <-chan time.Time) bool {
 	}
 }
 
-func leftoverMessage(report *jsonl.Leftovers) string {
+func leftoverMessage(report *event.Leftovers) string {
 	n := report.Count
 	what := fmt.Sprintf("%d processes of the child's process group outlived it and were", n)
 	if n == 1 {

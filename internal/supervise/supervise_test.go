@@ -15,10 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // waitLimit bounds every wait in these tests; none is a timing claim.
@@ -143,7 +142,7 @@ func (p *inproc) result() Result {
 }
 
 // run runs argv to the end with cfg and returns its result and events.
-func run(t *testing.T, cfg Config, argv ...string) (Result, []jsonl.Event) {
+func run(t *testing.T, cfg Config, argv ...string) (Result, []event.Event) {
 	t.Helper()
 	cfg.Argv = argv
 	p := startRun(t, cfg)
@@ -152,7 +151,7 @@ func run(t *testing.T, cfg Config, argv ...string) (Result, []jsonl.Event) {
 	return res, p.sink.events(t)
 }
 
-func states(evs []jsonl.Event) string {
+func states(evs []event.Event) string {
 	var s []string
 	for _, e := range evs {
 		if e.State != "" {
@@ -164,10 +163,10 @@ func states(evs []jsonl.Event) string {
 	return strings.Join(s, " ")
 }
 
-func terminalDetails(t *testing.T, evs []jsonl.Event) map[string]any {
+func terminalDetails(t *testing.T, evs []event.Event) map[string]any {
 	t.Helper()
 	last := evs[len(evs)-1]
-	if last.Kind != jsonl.KindTerminal {
+	if last.Kind != event.KindTerminal {
 		t.Fatalf("last event is %s, not terminal: %s", last.Kind, states(evs))
 	}
 	d := last.DetailsMap()
@@ -184,9 +183,9 @@ func TestAllExitCodesPassThrough(t *testing.T) {
 			t.Parallel()
 			for code := part; code < 256; code += 4 {
 				res, evs := run(t, Config{}, helperArgv("exit", strconv.Itoa(code))...)
-				want := jsonl.StateFailed
+				want := event.StateFailed
 				if code == 0 {
-					want = jsonl.StateCompleted
+					want = event.StateCompleted
 				}
 				if res.ExitCode != code || res.State != want {
 					t.Fatalf("exit %d: lcwrap exit %d, state %s", code, res.ExitCode, res.State)
@@ -205,8 +204,8 @@ func TestAllExitCodesPassThrough(t *testing.T) {
 func TestSuccessExitCodesDecideStateNotExitCode(t *testing.T) {
 	for _, tc := range []struct {
 		code int
-		want jsonl.State
-	}{{0, jsonl.StateCompleted}, {3, jsonl.StateCompleted}, {1, jsonl.StateFailed}} {
+		want event.State
+	}{{0, event.StateCompleted}, {3, event.StateCompleted}, {1, event.StateFailed}} {
 		res, _ := run(t, Config{SuccessCodes: []int{0, 3}}, helperArgv("exit", strconv.Itoa(tc.code))...)
 		if res.State != tc.want || res.ExitCode != tc.code {
 			t.Errorf("exit %d: %s with exit code %d", tc.code, res.State, res.ExitCode)
@@ -217,7 +216,7 @@ func TestSuccessExitCodesDecideStateNotExitCode(t *testing.T) {
 func TestSignalDeaths(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGKILL, syscall.SIGSEGV} {
 		res, evs := run(t, Config{}, "/bin/sh", "-c", fmt.Sprintf("kill -%d $$", int(sig)))
-		if res.State != jsonl.StateFailed || res.ExitCode != 128+int(sig) {
+		if res.State != event.StateFailed || res.ExitCode != 128+int(sig) {
 			t.Errorf("%v: %s, exit %d", sig, res.State, res.ExitCode)
 		}
 		d := terminalDetails(t, evs)
@@ -254,7 +253,7 @@ func TestCommandsThatCannotStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, evs := run(t, Config{}, tc.argv, "--token", "sk-abcdefghijklmnopqrstuv")
-			if res.ExitCode != tc.code || res.State != jsonl.StateFailed || res.StartErr == nil {
+			if res.ExitCode != tc.code || res.State != event.StateFailed || res.StartErr == nil {
 				t.Fatalf("exit %d, state %s, err %v", res.ExitCode, res.State, res.StartErr)
 			}
 			// No process started: created goes straight to failed.
@@ -272,7 +271,7 @@ func TestCommandsThatCannotStart(t *testing.T) {
 func TestEventDetails(t *testing.T) {
 	secret := "sk-abcdefghijklmnopqrstuvwxyz0123"
 	argv := append(helperArgv("exit", "0"), "--api-key", "hunter22", "--token="+secret)
-	_, evs := run(t, Config{Heartbeat: 5 * time.Second, ChildID: "c1", Lineage: jsonl.Lineage{ParentChildID: "p0", RootChildID: "r0", Attempt: 2}}, argv...)
+	_, evs := run(t, Config{Heartbeat: 5 * time.Second, ChildID: "c1", Lineage: event.Lineage{ParentChildID: "p0", RootChildID: "r0", Attempt: 2}}, argv...)
 	if got := states(evs); got != "created starting running completed" {
 		t.Fatalf("events %s", got)
 	}
@@ -283,10 +282,10 @@ func TestEventDetails(t *testing.T) {
 				t.Fatalf("secret %q in %s", s, line)
 			}
 		}
-		if e.Capabilities != capabilities.Launched(true).Set || e.ChildID != "c1" {
+		if e.Capabilities != event.Launched(true).Set || e.ChildID != "c1" {
 			t.Fatalf("identity or capabilities: %s", line)
 		}
-		if e.Lineage != (jsonl.Lineage{RootChildID: "r0", ParentChildID: "p0", Attempt: 2}) {
+		if e.Lineage != (event.Lineage{RootChildID: "r0", ParentChildID: "p0", Attempt: 2}) {
 			t.Fatalf("lineage %+v", e.Lineage)
 		}
 	}
@@ -310,7 +309,7 @@ func TestEventDetails(t *testing.T) {
 func TestNoHeartbeatMeansUnknown(t *testing.T) {
 	_, evs := run(t, Config{}, helperArgv("exit", "0")...)
 	for _, e := range evs {
-		if e.Capabilities.Heartbeat != capabilities.Unknown {
+		if e.Capabilities.Heartbeat != event.Unknown {
 			t.Fatalf("heartbeat capability %s without heartbeats", e.Capabilities.Heartbeat)
 		}
 	}
@@ -326,7 +325,7 @@ func TestHeartbeats(t *testing.T) {
 	waitUntil(t, "two heartbeats", func() bool {
 		n := 0
 		for _, e := range p.sink.events(t) {
-			if e.Kind == jsonl.KindHeartbeat {
+			if e.Kind == event.KindHeartbeat {
 				n++
 				if e.State != "" || e.Details != nil {
 					t.Fatalf("heartbeat with state or details: %+v", e)
@@ -336,7 +335,7 @@ func TestHeartbeats(t *testing.T) {
 		return n >= 2
 	})
 	p.stdin.Close()
-	if res := p.result(); res.State != jsonl.StateCompleted {
+	if res := p.result(); res.State != event.StateCompleted {
 		t.Fatalf("state %s", res.State)
 	}
 }
@@ -359,7 +358,7 @@ func TestLineageEnvironment(t *testing.T) {
 	p := startRun(t, Config{
 		Argv:     helperArgv("env", EnvChildID, EnvRootChildID, "LCWRAP_JOURNAL", "EXTRA"),
 		ChildID:  "build-7",
-		Lineage:  jsonl.Lineage{RootChildID: "root-1"},
+		Lineage:  event.Lineage{RootChildID: "root-1"},
 		ExtraEnv: []string{"LCWRAP_JOURNAL=/tmp/j.jsonl", "EXTRA=x"},
 	})
 	for _, want := range []string{EnvChildID + "=build-7", EnvRootChildID + "=root-1", "LCWRAP_JOURNAL=/tmp/j.jsonl", "EXTRA=x"} {
@@ -374,12 +373,12 @@ func TestCancelTrappedAndExit0IsCancelled(t *testing.T) {
 	p.expect("ready")
 	p.sigs <- syscall.SIGTERM
 	res := p.result()
-	if res.State != jsonl.StateCancelled || res.ExitCode != 0 {
+	if res.State != event.StateCancelled || res.ExitCode != 0 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	d := terminalDetails(t, p.sink.events(t))
 	cancel := d["cancel"].(map[string]any)
-	if cancel["signal"] != "SIGTERM" || cancel["by"] != "signal" || !jsonl.ValidTimestamp(cancel["at"].(string)) {
+	if cancel["signal"] != "SIGTERM" || cancel["by"] != "signal" || !event.ValidTimestamp(cancel["at"].(string)) {
 		t.Fatalf("cancel %v", cancel)
 	}
 	if d["exit"].(map[string]any)["code"] != float64(0) {
@@ -392,7 +391,7 @@ func TestTermIgnoringChildIsKilledAfterKillAfter(t *testing.T) {
 	p.expect("ready")
 	p.sigs <- syscall.SIGTERM
 	res := p.result()
-	if res.State != jsonl.StateCancelled || res.ExitCode != 128+9 {
+	if res.State != event.StateCancelled || res.ExitCode != 128+9 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	d := terminalDetails(t, p.sink.events(t))
@@ -404,7 +403,7 @@ func TestTermIgnoringChildIsKilledAfterKillAfter(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	p := startRun(t, Config{Argv: helperArgv("wait-eof"), Timeout: 50 * time.Millisecond, KillAfter: time.Minute})
 	res := p.result()
-	if res.State != jsonl.StateCancelled || res.ExitCode != ExitTimeout {
+	if res.State != event.StateCancelled || res.ExitCode != ExitTimeout {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	d := terminalDetails(t, p.sink.events(t))
@@ -433,7 +432,7 @@ func TestEverySignalForwardedOnce(t *testing.T) {
 		}
 	}
 	// INT was a cancel request; the others were not.
-	if res := p.result(); res.State != jsonl.StateCancelled || res.ExitCode != 0 {
+	if res := p.result(); res.State != event.StateCancelled || res.ExitCode != 0 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	if c := terminalDetails(t, p.sink.events(t))["cancel"].(map[string]any); c["signal"] != "SIGINT" {
@@ -451,7 +450,7 @@ func TestIgnoredCancelSignalIsDropped(t *testing.T) {
 	if got := p.expect("total"); got != "total SIGHUP 0" {
 		t.Fatalf("%q", got)
 	}
-	if res := p.result(); res.State != jsonl.StateCompleted {
+	if res := p.result(); res.State != event.StateCompleted {
 		t.Fatalf("state %s", res.State)
 	}
 }
@@ -469,11 +468,11 @@ func spawnLeftover(t *testing.T, cfg Config, args ...string) (*inproc, int) {
 	return p, pid
 }
 
-func leftoverReport(t *testing.T, evs []jsonl.Event) map[string]any {
+func leftoverReport(t *testing.T, evs []event.Event) map[string]any {
 	t.Helper()
 	var diag map[string]any
 	for _, e := range evs {
-		if e.Kind == jsonl.KindDiagnostic {
+		if e.Kind == event.KindDiagnostic {
 			diag = e.DetailsMap()["leftovers"].(map[string]any)
 		}
 	}
@@ -487,7 +486,7 @@ func leftoverReport(t *testing.T, evs []jsonl.Event) map[string]any {
 func TestLeftoversAreReportedNotKilled(t *testing.T) {
 	p, grandchild := spawnLeftover(t, Config{}, "wait-eof")
 	res := p.result()
-	if res.State != jsonl.StateCompleted || res.ExitCode != 0 {
+	if res.State != event.StateCompleted || res.ExitCode != 0 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	l := leftoverReport(t, p.sink.events(t))
@@ -504,7 +503,7 @@ func TestLeftoversAreReportedNotKilled(t *testing.T) {
 func TestKillLeftovers(t *testing.T) {
 	p, grandchild := spawnLeftover(t, Config{KillLeftovers: true, KillAfter: time.Minute}, "wait-eof")
 	res := p.result()
-	if res.State != jsonl.StateCompleted {
+	if res.State != event.StateCompleted {
 		t.Fatalf("state %s", res.State)
 	}
 	if l := leftoverReport(t, p.sink.events(t)); l["count"] != float64(1) || l["action"] != "terminated" {
@@ -525,7 +524,7 @@ func TestCancelReachesTheWholeGroup(t *testing.T) {
 	grandchild, _ := strconv.Atoi(strings.TrimPrefix(p.expect("spawned "), "spawned "))
 	p.sigs <- syscall.SIGTERM
 	res := p.result()
-	if res.State != jsonl.StateCancelled || res.ExitCode != 0 {
+	if res.State != event.StateCancelled || res.ExitCode != 0 {
 		t.Fatalf("%s, exit %d", res.State, res.ExitCode)
 	}
 	if l := leftoverReport(t, p.sink.events(t)); l["action"] != "terminated" || l["count"] != float64(1) {
@@ -569,10 +568,10 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // the terminal details lcwrap made and may add to them.
 func TestStartedAndBeforeTerminalSeams(t *testing.T) {
 	var started []procid.Identity
-	var seen jsonl.Terminal
+	var seen event.Terminal
 	cfg := Config{
 		OnStarted: func(id procid.Identity) { started = append(started, id) },
-		BeforeTerminal: func(d *jsonl.Terminal) {
+		BeforeTerminal: func(d *event.Terminal) {
 			seen = *d
 			d.Error = "added by the observer"
 		},
@@ -581,11 +580,11 @@ func TestStartedAndBeforeTerminalSeams(t *testing.T) {
 	if res.ExitCode != 3 || len(started) != 1 || started[0].PID <= 0 {
 		t.Fatalf("result %+v, started %+v", res, started)
 	}
-	child, _ := jsonl.DecodeDetails[jsonl.StateChanged](evs[1].Details)
+	child, _ := event.DecodeDetails[event.StateChanged](evs[1].Details)
 	if child.Child == nil || child.Child.PID != started[0].PID || child.Child.StartTime != started[0].StartTime {
 		t.Fatalf("starting details %s, OnStarted %+v", evs[1].Details, started[0])
 	}
-	if seen.Claim != jsonl.ClaimExitStatusOnly || seen.Exit == nil || *seen.Exit.Code != 3 {
+	if seen.Claim != event.ClaimExitStatusOnly || seen.Exit == nil || *seen.Exit.Code != 3 {
 		t.Fatalf("BeforeTerminal saw %+v", seen)
 	}
 	if d := terminalDetails(t, evs); d["error"] != "added by the observer" {
@@ -603,21 +602,21 @@ func TestContextCancelIsACancelRequest(t *testing.T) {
 		p.expect("ready")
 		cancel()
 		res := p.result()
-		if res.State != jsonl.StateCancelled || res.ExitCode != 0 {
+		if res.State != event.StateCancelled || res.ExitCode != 0 {
 			t.Fatalf("restart %q: %s, exit %d", restart, res.State, res.ExitCode)
 		}
 		evs := p.sink.events(t)
-		var term jsonl.Terminal
+		var term event.Terminal
 		for _, e := range evs {
-			if e.Kind == jsonl.KindTerminal {
-				term, _ = jsonl.DecodeDetails[jsonl.Terminal](e.Details)
+			if e.Kind == event.KindTerminal {
+				term, _ = event.DecodeDetails[event.Terminal](e.Details)
 			}
 		}
 		if term.Cancel == nil || term.Cancel.By != "context" || term.Cancel.Signal != "SIGTERM" {
 			t.Fatalf("restart %q: cancel %+v", restart, term.Cancel)
 		}
 		if restart != RestartNo {
-			last, _ := jsonl.DecodeDetails[jsonl.RestartDiagnostic](evs[len(evs)-1].Details)
+			last, _ := event.DecodeDetails[event.RestartDiagnostic](evs[len(evs)-1].Details)
 			if last.Restart == nil || last.Restart.Stopped != "cancel-request" {
 				t.Fatalf("restart %q: last event %s", restart, evs[len(evs)-1].Details)
 			}

@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -52,10 +51,10 @@ func Detail(n *Node, now time.Time) []string {
 	for _, name := range unknown {
 		same = same && Why(v, name) == Why(v, unknown[0])
 	}
-	for _, name := range capabilities.Names {
+	for _, name := range event.CapabilityNames {
 		c, _ := v.Capabilities.Get(name)
 		switch {
-		case c == capabilities.Known:
+		case c == event.Known:
 			add("  %-13s known", name)
 		case same:
 			add("  %-13s ? unknown", name)
@@ -97,10 +96,10 @@ func agentReport(n *Node) string {
 		return ""
 	}
 	for _, e := range n.Hist.Recent() {
-		if e.Kind != jsonl.KindTerminal || len(e.Details) == 0 {
+		if e.Kind != event.KindTerminal || len(e.Details) == 0 {
 			continue
 		}
-		t, ok := jsonl.DecodeDetails[jsonl.Terminal](e.Details)
+		t, ok := event.DecodeDetails[event.Terminal](e.Details)
 		if !ok || t.AgentReport == nil {
 			continue
 		}

@@ -7,9 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
@@ -56,7 +55,7 @@ func Cut(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return jsonl.CutRunes(s, n-1) + "…"
+	return event.CutRunes(s, n-1) + "…"
 }
 
 // CutMiddle shortens s to n characters by taking out its middle, so that
@@ -315,8 +314,8 @@ func Command(v *projection.ChildView) string {
 // contract order.
 func Unknowns(v *projection.ChildView) []string {
 	var out []string
-	for _, n := range capabilities.Names {
-		if c, _ := v.Capabilities.Get(n); c != capabilities.Known {
+	for _, n := range event.CapabilityNames {
+		if c, _ := v.Capabilities.Get(n); c != event.Known {
 			out = append(out, n)
 		}
 	}
@@ -327,8 +326,8 @@ func Unknowns(v *projection.ChildView) []string {
 // how many of the five are unknown; "" when all are known.
 func UnknownMark(v *projection.ChildView) string {
 	n := 0
-	for _, name := range capabilities.Names {
-		if c, _ := v.Capabilities.Get(name); c != capabilities.Known {
+	for _, name := range event.CapabilityNames {
+		if c, _ := v.Capabilities.Get(name); c != event.Known {
 			n++
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
@@ -25,8 +25,8 @@ func texts(v *projection.ChildView, now time.Time) string {
 func TestNextChange(t *testing.T) {
 	stamp := func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 	start := time.Date(2026, 11, 30, 22, 59, 58, 250e6, time.UTC)
-	running := jsonl.StateRunning
-	done := jsonl.StateCompleted
+	running := event.StateRunning
+	done := event.StateCompleted
 	hb := func(last time.Time) *projection.Heartbeat {
 		return &projection.Heartbeat{IntervalMs: 1000, DeadlineMs: 3000, LastEvidenceAt: stamp(last)}
 	}

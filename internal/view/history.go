@@ -1,7 +1,7 @@
 package view
 
 import (
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
@@ -22,8 +22,8 @@ const (
 type Event struct {
 	Line       int64 // journalSequence, 0 outside a journal
 	ObservedAt string
-	Kind       jsonl.Kind
-	State      jsonl.State
+	Kind       event.Kind
+	State      event.State
 	Source     string
 	Activity   string
 	Details    []byte // a copy, not yet redacted
@@ -74,9 +74,9 @@ func ring(r []Event, n int64) []Event {
 	return append(append([]Event(nil), r[i:]...), r[:i]...)
 }
 
-func (h *History) record(ev *jsonl.Event, line int64, res projection.Result, changed bool) {
+func (h *History) record(ev *event.Event, line int64, res projection.Result, changed bool) {
 	h.Events++
-	if ev.Kind == jsonl.KindHeartbeat && res == projection.Applied {
+	if ev.Kind == event.KindHeartbeat && res == projection.Applied {
 		// Liveness only: counted, and kept in the stale spans, not in
 		// the timeline of recent events.
 		h.Heartbeats++
@@ -89,7 +89,7 @@ func (h *History) record(ev *jsonl.Event, line int64, res projection.Result, cha
 			e.Details = nil
 		}
 		h.kept++
-		if ev.Kind == jsonl.KindDiagnostic {
+		if ev.Kind == event.KindDiagnostic {
 			d := *e
 			d.Details = append([]byte(nil), e.Details...)
 			h.diags[h.nDiags%RecentDiagnostics] = d

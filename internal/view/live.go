@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Lines is where a live view's events come from: a journal followed from
@@ -19,7 +19,7 @@ import (
 // replaced under it is read again from its start (fn sees line 1 again).
 type Lines interface {
 	Path() string
-	Follow(ctx context.Context, o journal.ReadOptions, fn func(rec jsonl.Record, raw []byte) error) error
+	Follow(ctx context.Context, o journal.ReadOptions, fn func(rec event.Record, raw []byte) error) error
 }
 
 // JournalLines follows the journal at a path, its sealed files and its
@@ -30,7 +30,7 @@ type JournalLines string
 func (j JournalLines) Path() string { return string(j) }
 
 // Follow follows the journal (see Lines).
-func (j JournalLines) Follow(ctx context.Context, o journal.ReadOptions, fn func(jsonl.Record, []byte) error) error {
+func (j JournalLines) Follow(ctx context.Context, o journal.ReadOptions, fn func(event.Record, []byte) error) error {
 	return journal.FollowWith(ctx, string(j), o, fn)
 }
 
@@ -136,7 +136,7 @@ func (l *Live) Run(ctx context.Context) error {
 	}
 }
 
-func (l *Live) apply(rec jsonl.Record, raw []byte) error {
+func (l *Live) apply(rec event.Record, raw []byte) error {
 	l.mu.Lock()
 	if rec.JournalSequence <= l.m.Cursor() {
 		// Line numbers went back: the journal was replaced.

@@ -3,7 +3,7 @@ package view
 import (
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
@@ -35,7 +35,7 @@ func NewModel() *Model {
 
 // Apply projects one valid event; raw is the line it came from, line its
 // journalSequence (0 outside a journal).
-func (m *Model) Apply(ev *jsonl.Event, raw []byte, line int64) {
+func (m *Model) Apply(ev *event.Event, raw []byte, line int64) {
 	out := m.p.Apply(ev, raw)
 	n := m.nodes[ev.ChildID]
 	if n == nil {
@@ -45,7 +45,7 @@ func (m *Model) Apply(ev *jsonl.Event, raw []byte, line int64) {
 		m.order = append(m.order, n)
 		m.added = append(m.added, n)
 	}
-	if ev.Kind == jsonl.KindCreated && out.Changed {
+	if ev.Kind == event.KindCreated && out.Changed {
 		if v, ok := m.p.View(ev.ChildID, time.Time{}); ok {
 			n.Hist.track(&v)
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/view"
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
@@ -97,8 +97,8 @@ func TestSyncRecomputesOnlyTouchedChildren(t *testing.T) {
 	s2 := viewtest.New(s.At)
 	// A new event of sub-tests only: it runs again.
 	s2.Out = nil
-	e := s.Event(viewtest.SubB, jsonl.KindStateChanged, jsonl.StateRunning, "", nil)
-	raw := viewtest.Lines([]jsonl.Event{e})[0]
+	e := s.Event(viewtest.SubB, event.KindStateChanged, event.StateRunning, "", nil)
+	raw := viewtest.Lines([]event.Event{e})[0]
 	m.Apply(&e, raw, int64(len(s.Out)))
 	later := s.At.Add(time.Hour)
 	if !m.Sync(later) {
@@ -122,13 +122,13 @@ func TestHistorySegmentsStaleAndRing(t *testing.T) {
 	s := viewtest.New(t0)
 	c := viewtest.Stale
 	s.Created(c)
-	s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+	s.States(c, event.StateStarting, event.StateRunning)
 	s.At = s.At.Add(10 * time.Second) // silent past 3 × 1s
 	for i := range 30 {
-		s.Event(c, jsonl.KindHeartbeat, "", "", nil)
-		s.Event(c, jsonl.KindActivity, "", fmt.Sprintf("step %d", i), nil)
+		s.Event(c, event.KindHeartbeat, "", "", nil)
+		s.Event(c, event.KindActivity, "", fmt.Sprintf("step %d", i), nil)
 	}
-	s.States(c, jsonl.StateWaiting)
+	s.States(c, event.StateWaiting)
 	m := model(t, s, s.At)
 	h := m.Node(c.ID).Hist
 	var states []string
@@ -364,8 +364,8 @@ func TestDetailShowsAgentReportAttributed(t *testing.T) {
 	s := viewtest.New(t0)
 	c := viewtest.Agent
 	s.Created(c)
-	s.States(c, jsonl.StateStarting, jsonl.StateRunning)
-	s.Event(c, jsonl.KindTerminal, jsonl.StateCompleted, "", map[string]any{
+	s.States(c, event.StateStarting, event.StateRunning)
+	s.Event(c, event.KindTerminal, event.StateCompleted, "", map[string]any{
 		"exit": map[string]any{"code": 0}, "claim": "process-exit-status-only",
 		"agentReport": map[string]any{"reportedBy": "claude-code", "subtype": "success", "numTurns": 3, "totalCostUsd": 0.0008},
 	})

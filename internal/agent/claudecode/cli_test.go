@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/anthropicmock"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/testtool"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 const (
@@ -142,7 +142,7 @@ func (w *world) run(argv ...string) (string, string, int) {
 }
 
 // events reads the journal's events.
-func (w *world) events() []jsonl.Event {
+func (w *world) events() []event.Event {
 	w.t.Helper()
 	f, err := os.Open(w.journal)
 	if os.IsNotExist(err) {
@@ -152,11 +152,11 @@ func (w *world) events() []jsonl.Event {
 		w.t.Fatal(err)
 	}
 	defer f.Close()
-	var evs []jsonl.Event
+	var evs []event.Event
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var ev jsonl.Event
+		var ev event.Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			w.t.Fatalf("journal line: %v\n%s", err, sc.Text())
 		}
@@ -170,7 +170,7 @@ type statusChild struct {
 	ChildID  string          `json:"childId"`
 	State    string          `json:"state"`
 	Source   string          `json:"source"`
-	Lineage  jsonl.Lineage   `json:"lineage"`
+	Lineage  event.Lineage   `json:"lineage"`
 	Activity json.RawMessage `json:"activity"`
 }
 
@@ -212,10 +212,10 @@ func tree(t *testing.T, rows []statusChild) (proc, session, sub statusChild) {
 	return proc, session, sub
 }
 
-func activities(evs []jsonl.Event, child string) []string {
+func activities(evs []event.Event, child string) []string {
 	var out []string
 	for _, ev := range evs {
-		if ev.ChildID == child && ev.Kind == jsonl.KindActivity {
+		if ev.ChildID == child && ev.Kind == event.KindActivity {
 			out = append(out, ev.Activity)
 		}
 	}
@@ -250,26 +250,26 @@ func TestPrintModeUnderLcwrap(t *testing.T) {
 	if !slices.Contains(acts, "Bash: "+anthropicmock.BashCommand) || !slices.Contains(acts, "Agent: Explore: Look around") {
 		t.Fatalf("session activity: %q", acts)
 	}
-	var term, created jsonl.Event
+	var term, created event.Event
 	for _, ev := range evs {
-		if ev.ChildID == proc.ChildID && ev.Kind == jsonl.KindTerminal {
+		if ev.ChildID == proc.ChildID && ev.Kind == event.KindTerminal {
 			term = ev
 		}
-		if ev.ChildID == proc.ChildID && ev.Kind == jsonl.KindCreated {
+		if ev.ChildID == proc.ChildID && ev.Kind == event.KindCreated {
 			created = ev
 		}
-		if ev.Source == "claude-code" && ev.Kind == jsonl.KindTerminal {
-			d, _ := jsonl.DecodeDetails[jsonl.AgentEvent](ev.Details)
-			if d.Claim != jsonl.ClaimAgentReportedEnd {
+		if ev.Source == "claude-code" && ev.Kind == event.KindTerminal {
+			d, _ := event.DecodeDetails[event.AgentEvent](ev.Details)
+			if d.Claim != event.ClaimAgentReportedEnd {
 				t.Fatalf("%s ended with claim %q", ev.ChildID, d.Claim)
 			}
 		}
 	}
-	td, _ := jsonl.DecodeDetails[jsonl.Terminal](term.Details)
-	if td.Claim != jsonl.ClaimExitStatusOnly || td.AgentReport == nil || td.AgentReport.ReportedBy != "claude-code" || td.AgentReport.Subtype != "success" || td.AgentSessions == nil {
+	td, _ := event.DecodeDetails[event.Terminal](term.Details)
+	if td.Claim != event.ClaimExitStatusOnly || td.AgentReport == nil || td.AgentReport.ReportedBy != "claude-code" || td.AgentReport.Subtype != "success" || td.AgentSessions == nil {
 		t.Fatalf("process terminal details: %s", term.Details)
 	}
-	cd, _ := jsonl.DecodeDetails[jsonl.Created](created.Details)
+	cd, _ := event.DecodeDetails[event.Created](created.Details)
 	if cd.Agent == nil || cd.Agent.AddedAt != 1 || len(cd.Agent.AddedArgs) != 2 || slices.Contains([]string(cd.Command), "--settings") {
 		t.Fatalf("created details: %s", created.Details)
 	}
@@ -305,7 +305,7 @@ func TestUserInstalledHook(t *testing.T) {
 	for {
 		sessions, subs = 0, 0
 		for _, ev := range w.events() {
-			if ev.Kind == jsonl.KindTerminal && ev.Source == "claude-code" {
+			if ev.Kind == event.KindTerminal && ev.Source == "claude-code" {
 				if !ev.Lineage.External {
 					t.Fatalf("a user-installed hook's child must be external: %+v", ev)
 				}
@@ -330,7 +330,7 @@ func TestUserInstalledHook(t *testing.T) {
 	}
 	created := 0
 	for _, ev := range w.events()[before:] {
-		if ev.Kind == jsonl.KindCreated && ev.Source == "claude-code" && !strings.Contains(ev.ChildID, ".") {
+		if ev.Kind == event.KindCreated && ev.Source == "claude-code" && !strings.Contains(ev.ChildID, ".") {
 			created++
 			if ev.Lineage.External {
 				t.Fatalf("the wrapper's session is recorded by the user's hook: %+v", ev)
@@ -379,15 +379,15 @@ func waitFor(t *testing.T, what string, cond func() bool, show func() string) {
 }
 
 // sessionStates lists the session's state changes so far.
-func sessionStates(evs []jsonl.Event) (id string, states []string) {
+func sessionStates(evs []event.Event) (id string, states []string) {
 	for _, ev := range evs {
 		if ev.Source != "claude-code" || strings.Contains(ev.ChildID, ".") {
 			continue
 		}
 		id = ev.ChildID
-		if ev.Kind == jsonl.KindStateChanged || ev.Kind == jsonl.KindTerminal {
+		if ev.Kind == event.KindStateChanged || ev.Kind == event.KindTerminal {
 			s := string(ev.State)
-			if d, _ := jsonl.DecodeDetails[jsonl.AgentEvent](ev.Details); d.WaitingFor != "" {
+			if d, _ := event.DecodeDetails[event.AgentEvent](ev.Details); d.WaitingFor != "" {
 				s += ":" + d.WaitingFor
 			}
 			states = append(states, s)
@@ -448,7 +448,7 @@ func interactive(t *testing.T, lcwrapFlags ...string) {
 	x.do("send-keys", "-t", "t", "Enter")
 	waitFor(t, "the process's end", func() bool {
 		for _, ev := range w.events() {
-			if ev.Source == "lcwrap" && ev.Kind == jsonl.KindTerminal {
+			if ev.Source == "lcwrap" && ev.Kind == event.KindTerminal {
 				return true
 			}
 		}
@@ -496,7 +496,7 @@ func TestAdoptInteractive(t *testing.T) {
 	defer cmd.Process.Kill()
 	sessionSeen := func() bool {
 		for _, ev := range w.events() {
-			if ev.Source == "claude-code" && ev.Kind == jsonl.KindCreated {
+			if ev.Source == "claude-code" && ev.Kind == event.KindCreated {
 				return true
 			}
 		}
@@ -511,19 +511,19 @@ func TestAdoptInteractive(t *testing.T) {
 	}
 	var procLost, sessLost bool
 	for _, ev := range w.events() {
-		if ev.Kind != jsonl.KindTerminal {
+		if ev.Kind != event.KindTerminal {
 			continue
 		}
 		switch ev.Source {
 		case "lcwrap":
-			procLost = ev.State == jsonl.StateLost
+			procLost = ev.State == event.StateLost
 		case "claude-code":
-			d, _ := jsonl.DecodeDetails[jsonl.AgentEvent](ev.Details)
-			sessLost = ev.State == jsonl.StateLost && d.Claim == jsonl.ClaimAgentProcessEnded && ev.Lineage.External
+			d, _ := event.DecodeDetails[event.AgentEvent](ev.Details)
+			sessLost = ev.State == event.StateLost && d.Claim == event.ClaimAgentProcessEnded && ev.Lineage.External
 		}
 	}
 	if !procLost || !sessLost {
-		t.Fatalf("want the adopted process and its session lost (claim %s): %v %v", jsonl.ClaimAgentProcessEnded, procLost, sessLost)
+		t.Fatalf("want the adopted process and its session lost (claim %s): %v %v", event.ClaimAgentProcessEnded, procLost, sessLost)
 	}
 }
 
@@ -555,11 +555,11 @@ func TestAgentEventsGoToTheRunsSinks(t *testing.T) {
 	}
 	var kinds []string
 	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var ev jsonl.Event
+		var ev event.Event
 		if err := json.Unmarshal(l, &ev); err != nil {
 			t.Fatalf("%v: %s", err, l)
 		}
-		if ev.Source == "claude-code" && ev.Kind == jsonl.KindTerminal {
+		if ev.Source == "claude-code" && ev.Kind == event.KindTerminal {
 			kinds = append(kinds, ev.ChildID)
 		}
 	}
@@ -594,9 +594,9 @@ func TestUserSettingsFlag(t *testing.T) {
 		}
 		var session bool
 		for _, ev := range w.events()[before:] {
-			session = session || ev.Source == "claude-code" && ev.Kind == jsonl.KindTerminal
-			if ev.Source == "lcwrap" && ev.Kind == jsonl.KindCreated {
-				d, _ := jsonl.DecodeDetails[jsonl.Created](ev.Details)
+			session = session || ev.Source == "claude-code" && ev.Kind == event.KindTerminal
+			if ev.Source == "lcwrap" && ev.Kind == event.KindCreated {
+				d, _ := event.DecodeDetails[event.Created](ev.Details)
 				if d.Agent == nil || d.Agent.MergedAt == 0 || len(d.Agent.AddedArgs) != 0 || !slices.Contains([]string(d.Command), value) {
 					t.Fatalf("%s: created details %s", form, ev.Details)
 				}
@@ -691,9 +691,9 @@ func TestWrapperKilled(t *testing.T) {
 	id, _ := sessionStates(w.events())
 	var lost bool
 	for _, ev := range w.events() {
-		if ev.ChildID == id && ev.Kind == jsonl.KindTerminal {
-			d, _ := jsonl.DecodeDetails[jsonl.Terminal](ev.Details)
-			lost = ev.State == jsonl.StateLost && d.Reconciliation != nil && d.Reconciliation.Checked == "wrapper"
+		if ev.ChildID == id && ev.Kind == event.KindTerminal {
+			d, _ := event.DecodeDetails[event.Terminal](ev.Details)
+			lost = ev.State == event.StateLost && d.Reconciliation != nil && d.Reconciliation.Checked == "wrapper"
 		}
 	}
 	if !lost {

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/hookhttp"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Limits is what Claude Code's hooks and stream can never say, recorded in
@@ -79,7 +79,7 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 		stream = NewStream(l.Tracker, !hooks)
 		l.Stdout = stream
 	}
-	added := &jsonl.AgentLaunch{Agent: Source}
+	added := &event.AgentLaunch{Agent: Source}
 	var srv *hookhttp.Server
 	var q *payloads
 	var tmp string // the merged settings file, removed when the run ends
@@ -152,13 +152,13 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 			stream.Flush()
 		}
 	}
-	l.Report = func(term *jsonl.Terminal) {
+	l.Report = func(term *event.Terminal) {
 		if stream != nil {
 			term.AgentReport = stream.Report()
 		}
 		rmu.Lock()
 		if len(rejected) > 0 {
-			term.HookRequestsRejected = jsonl.IntMap(maps.Clone(rejected))
+			term.HookRequestsRejected = event.IntMap(maps.Clone(rejected))
 		}
 		rmu.Unlock()
 	}

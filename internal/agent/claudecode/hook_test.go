@@ -13,14 +13,14 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/emit"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 type capture struct{ lines [][]byte }
 
 func (c *capture) Name() string { return "capture" }
-func (c *capture) WriteEvent(_ *jsonl.Event, line []byte) error {
+func (c *capture) WriteEvent(_ *event.Event, line []byte) error {
 	c.lines = append(c.lines, append([]byte(nil), line...))
 	return nil
 }
@@ -48,7 +48,7 @@ func recordedIn(t *testing.T, dir string) [][]byte {
 
 // replay normalizes payloads into a tracker and returns the projection
 // of what it wrote, failing on any event the projection refuses.
-func replay(t *testing.T, payloads [][]byte) (*projection.Projection, []jsonl.Event, [][]byte) {
+func replay(t *testing.T, payloads [][]byte) (*projection.Projection, []event.Event, [][]byte) {
 	t.Helper()
 	sink := &capture{}
 	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Parent: "claude-p1", Root: "claude-p1", Limits: Limits,
@@ -63,9 +63,9 @@ func replay(t *testing.T, payloads [][]byte) (*projection.Projection, []jsonl.Ev
 		t.Fatal(errs)
 	}
 	p := projection.New()
-	var evs []jsonl.Event
+	var evs []event.Event
 	for _, l := range sink.lines {
-		var ev jsonl.Event
+		var ev event.Event
 		if err := json.Unmarshal(l, &ev); err != nil {
 			t.Fatal(err)
 		}
@@ -130,8 +130,8 @@ func TestRecordedInteractive(t *testing.T) {
 	var rows []string
 	for _, ev := range evs {
 		row := strings.Join(strings.Fields(string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity), " ")
-		if ev.Kind == jsonl.KindStateChanged && ev.State == jsonl.StateWaiting {
-			d, _ := jsonl.DecodeDetails[jsonl.AgentEvent](ev.Details)
+		if ev.Kind == event.KindStateChanged && ev.State == event.StateWaiting {
+			d, _ := event.DecodeDetails[event.AgentEvent](ev.Details)
 			row += " for " + d.WaitingFor
 		}
 		rows = append(rows, row)
@@ -231,7 +231,7 @@ func TestStreamReport(t *testing.T) {
 	if r.Usage == nil || *r.Usage.Output != 6 {
 		t.Fatalf("usage %+v", r.Usage)
 	}
-	b, _ = jsonl.MarshalDetails(r)
+	b, _ = event.MarshalDetails(r)
 	if strings.Contains(string(b), "all done") {
 		t.Fatalf("the result text reached the report: %s", b)
 	}

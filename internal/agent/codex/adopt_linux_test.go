@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // TestRealAdoptInteractive: `lcwrap adopt PID` of a running interactive
@@ -38,7 +38,7 @@ func TestRealAdoptInteractive(t *testing.T) {
 	u.submit("run the marker")
 	waitFor(t, "the session's wait in the journal", 30*time.Second, func() bool {
 		for _, ev := range journalEvents(t, journal) {
-			if ev.Source == Source && ev.State == jsonl.StateWaiting {
+			if ev.Source == Source && ev.State == event.StateWaiting {
 				return true
 			}
 		}
@@ -53,9 +53,9 @@ func TestRealAdoptInteractive(t *testing.T) {
 	var session []string
 	for _, ev := range evs {
 		switch {
-		case ev.Source == "lcwrap" && ev.Kind == jsonl.KindCreated:
+		case ev.Source == "lcwrap" && ev.Kind == event.KindCreated:
 			adoptedID = ev.ChildID
-		case ev.Source == "lcwrap" && ev.Kind == jsonl.KindDiagnostic && strings.Contains(string(ev.Details), `"agent":"codex"`):
+		case ev.Source == "lcwrap" && ev.Kind == event.KindDiagnostic && strings.Contains(string(ev.Details), `"agent":"codex"`):
 			proven = true
 		case ev.Source == Source:
 			if ev.Lineage.ParentChildID != adoptedID || !ev.Lineage.External {
@@ -130,8 +130,8 @@ func TestRealAdoptExec(t *testing.T) {
 	var created, lost bool
 	for _, ev := range journalEvents(t, journal) {
 		if ev.Source == Source {
-			created = created || ev.Kind == jsonl.KindCreated && ev.Capabilities.History == "known"
-			lost = lost || ev.Kind == jsonl.KindTerminal && ev.State == jsonl.StateLost
+			created = created || ev.Kind == event.KindCreated && ev.Capabilities.History == "known"
+			lost = lost || ev.Kind == event.KindTerminal && ev.State == event.StateLost
 		}
 	}
 	if !created || !lost {

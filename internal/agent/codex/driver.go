@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // Mode is how a codex command line publishes its evidence.
@@ -159,7 +159,7 @@ func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
 		f := NewFollower(l.Tracker)
 		l.Started = f.Start
 		l.Close = f.Stop
-		l.Report = func(t *jsonl.Terminal) {
+		l.Report = func(t *event.Terminal) {
 			r := f.Report()
 			t.CodexRollout = &r
 		}
@@ -178,7 +178,7 @@ type execTap struct {
 
 	mu    sync.Mutex
 	turns int          // turn.completed and turn.failed seen
-	usage jsonl.Counts // the last turn's usage, as codex reported it
+	usage event.Counts // the last turn's usage, as codex reported it
 }
 
 func (t *execTap) Write(p []byte) (int, error) { return t.lines.Write(p) }
@@ -214,16 +214,16 @@ func (t *execTap) close() {
 }
 
 // report is codex's own account of the run, attributed to it.
-func (t *execTap) report(term *jsonl.Terminal) {
+func (t *execTap) report(term *event.Terminal) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.turns == 0 {
 		return
 	}
 	turns := int64(t.turns)
-	r := &jsonl.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
+	r := &event.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
 	if t.usage != nil {
-		u := &jsonl.AgentUsage{}
+		u := &event.AgentUsage{}
 		for k, dst := range map[string]**int64{"input": &u.Input, "cacheRead": &u.CacheRead, "cacheCreation": &u.CacheCreation, "output": &u.Output} {
 			if n, ok := t.usage.Get(k); ok {
 				*dst = &n

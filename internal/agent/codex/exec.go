@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // execLine is one line of `codex exec --json`: the fields lcwrap reads;
@@ -79,12 +79,12 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 		// exec exits after its turn: no wait for the user follows.
 		obs.Kind, obs.Summary = agent.Note, "turn completed"
 		if u := usage(l.Usage); u != nil {
-			obs.Facts = report(jsonl.Facts{Usage: u})
+			obs.Facts = report(event.Facts{Usage: u})
 		}
 	case "turn.failed":
 		obs.Kind, obs.Reason = agent.ErrorReported, "turn.failed"
 		if l.Error != nil {
-			obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(l.Error.Message))})
+			obs.Facts = report(event.Facts{Error: ptr(oneLine(l.Error.Message))})
 		}
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil {
@@ -98,7 +98,7 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 		obs.Summary = fmt.Sprintf("%d question(s)", len(l.Questions))
 	case "error":
 		obs.Kind, obs.Reason = agent.ErrorReported, "error"
-		obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(l.Message))})
+		obs.Facts = report(event.Facts{Error: ptr(oneLine(l.Message))})
 	default:
 		return agent.Unrecognize(r.session, cutTag(l.Type))
 	}
@@ -107,13 +107,13 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 
 // execItemOutcome maps one item event: which tool, on what.
 func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
-	event := obs.Native
-	done := event == "item.completed"
+	native := obs.Native
+	done := native == "item.completed"
 	tool := func(name, summary string, failed bool) agent.Outcome {
-		if event == "item.updated" {
+		if native == "item.updated" {
 			return agent.Ignore(obs.Session, "progress of an item already recorded")
 		}
-		obs.Native = event + ":" + it.Type
+		obs.Native = native + ":" + it.Type
 		obs.Tool, obs.Summary, obs.Kind = name, summary, agent.ToolStarted
 		if done {
 			obs.Kind = agent.ToolEnded
@@ -121,7 +121,7 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 				obs.Kind = agent.ToolFailed
 			}
 		}
-		obs.Facts = jsonl.Facts{Status: cutTag(it.Status)}
+		obs.Facts = event.Facts{Status: cutTag(it.Status)}
 		return agent.Observe(obs)
 	}
 	switch it.Type {
@@ -147,11 +147,11 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 		if !done {
 			return agent.Ignore(obs.Session, "agent message in progress")
 		}
-		obs.Kind, obs.Summary, obs.Native = agent.Note, "agent message", event+":"+it.Type
+		obs.Kind, obs.Summary, obs.Native = agent.Note, "agent message", native+":"+it.Type
 	case "reasoning":
 		return agent.Ignore(obs.Session, "reasoning summary (not recorded)")
 	case "plan":
-		obs.Kind, obs.Summary, obs.Native = agent.Note, "plan "+strings.TrimPrefix(event, "item."), event+":"+it.Type
+		obs.Kind, obs.Summary, obs.Native = agent.Note, "plan "+strings.TrimPrefix(native, "item."), native+":"+it.Type
 	case "todo_list":
 		n := 0
 		for _, t := range it.Items {
@@ -159,25 +159,25 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 				n++
 			}
 		}
-		obs.Kind, obs.Native = agent.Note, event+":"+it.Type
+		obs.Kind, obs.Native = agent.Note, native+":"+it.Type
 		obs.Summary = fmt.Sprintf("todo list: %d of %d done", n, len(it.Items))
 	case "error":
-		obs.Kind, obs.Reason, obs.Native = agent.ErrorReported, "item.error", event+":"+it.Type
-		obs.Facts = report(jsonl.Facts{Error: ptr(oneLine(it.Message))})
+		obs.Kind, obs.Reason, obs.Native = agent.ErrorReported, "item.error", native+":"+it.Type
+		obs.Facts = report(event.Facts{Error: ptr(oneLine(it.Message))})
 	default:
-		return agent.Unrecognize(obs.Session, cutTag(event+":"+it.Type))
+		return agent.Unrecognize(obs.Session, cutTag(native+":"+it.Type))
 	}
 	return agent.Observe(obs)
 }
 
 // report is what codex said about itself: the Tracker records facts as
 // its report (details.reported), never as lcwrap's claim.
-func report(f jsonl.Facts) jsonl.Facts { return f }
+func report(f event.Facts) event.Facts { return f }
 
 func ptr[T any](v T) *T { return &v }
 
 // usageName is lcwrap's name for one of codex's token counts (those of
-// jsonl.AgentUsage where they mean the same); ok is false for a count it
+// event.AgentUsage where they mean the same); ok is false for a count it
 // does not know.
 func usageName(k string) (name string, ok bool) {
 	switch k {
@@ -199,12 +199,12 @@ func usageName(k string) (name string, ok bool) {
 // lcwrap's names; a count it does not know keeps its name without the
 // "_tokens" suffix. At most 16 counts are kept (codex's names read in
 // sorted order); two names that become one keep the later's count.
-func usage(raw json.RawMessage) jsonl.Counts {
+func usage(raw json.RawMessage) event.Counts {
 	var m map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
-	var out jsonl.Counts
+	var out event.Counts
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		var n int64
 		if json.Unmarshal(m[k], &n) != nil {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // ProvePoll is how often a Follower looks for the rollout until it is
@@ -182,10 +182,10 @@ func refusalKind(err error) string {
 // Report says what the Follower proved or why it proved nothing, and
 // which of the tree's daemons outlived it, for the launched (or adopted)
 // process's terminal event. Call it after Stop.
-func (f *Follower) Report() jsonl.CodexRollout {
+func (f *Follower) Report() event.CodexRollout {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var r jsonl.CodexRollout
+	var r event.CodexRollout
 	switch {
 	case f.proof != nil:
 		r.Rollout = "followed"
@@ -202,7 +202,7 @@ func (f *Follower) Report() jsonl.CodexRollout {
 		}
 	}
 	if len(f.refused) > 0 {
-		r.Refusals = jsonl.IntMap(f.refused)
+		r.Refusals = event.IntMap(f.refused)
 	}
 	pids := make([]int, 0, len(f.leaders))
 	for pid := range f.leaders {
@@ -214,7 +214,7 @@ func (f *Follower) Report() jsonl.CodexRollout {
 		if procid.Check(procid.System, d.id).Status != procid.Alive {
 			continue
 		}
-		r.Daemons = append(r.Daemons, jsonl.CodexDaemon{Process: d.id, Command: d.command, OwnSession: true,
+		r.Daemons = append(r.Daemons, event.CodexDaemon{Process: d.id, Command: d.command, OwnSession: true,
 			Note: "a descendant that runs in a session of its own (setsid) and outlived the launched process; lcwrap's leftover report, which looks at the launched process's group, does not include it"})
 	}
 	return r

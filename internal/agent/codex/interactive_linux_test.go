@@ -14,9 +14,9 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // screen collects what a program writes on its terminal.
@@ -177,7 +177,7 @@ func TestRealInteractiveRollout(t *testing.T) {
 }
 
 // appServer reports whether daemons lists codex's app-server.
-func appServer(daemons []jsonl.CodexDaemon) bool {
+func appServer(daemons []event.CodexDaemon) bool {
 	for _, d := range daemons {
 		if strings.Contains(d.Command, "app-server") && d.OwnSession {
 			return true

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
 	"github.com/lcwrap/lcwrap/internal/testtool"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // buildLcwrap builds the lcwrap binary once for the package's tests.
@@ -51,18 +51,18 @@ func (s *tmuxSession) keys(keys ...string) {
 }
 
 // journalEvents reads the journal's events (none when it does not exist).
-func journalEvents(t *testing.T, path string) []jsonl.Event {
+func journalEvents(t *testing.T, path string) []event.Event {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var evs []jsonl.Event
+	var evs []event.Event
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var ev jsonl.Event
+		var ev event.Event
 		if json.Unmarshal(sc.Bytes(), &ev) == nil {
 			evs = append(evs, ev)
 		}
@@ -72,7 +72,7 @@ func journalEvents(t *testing.T, path string) []jsonl.Event {
 
 // interactiveRun is one `lcwrap --pty -- codex` under tmux, driven as a
 // user would: wait for the prompt, type one, wait, then Ctrl-C twice.
-func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn bool) []jsonl.Event {
+func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn bool) []event.Event {
 	t.Helper()
 	var envArgs []string
 	for _, kv := range env {
@@ -89,7 +89,7 @@ func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn
 	if waitTurn {
 		waitFor(t, "the turn's end in the journal", 30*time.Second, func() bool {
 			for _, ev := range journalEvents(t, journal) {
-				if ev.Source == Source && ev.State == jsonl.StateWaiting {
+				if ev.Source == Source && ev.State == event.StateWaiting {
 					return true
 				}
 			}
@@ -101,7 +101,7 @@ func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn
 	s.keys("C-c")
 	ended := func() bool {
 		for _, ev := range journalEvents(t, journal) {
-			if ev.Source == "lcwrap" && ev.Kind == jsonl.KindTerminal {
+			if ev.Source == "lcwrap" && ev.Kind == event.KindTerminal {
 				return true
 			}
 		}
@@ -119,11 +119,11 @@ func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn
 }
 
 // terminalRollout decodes the launched process's codexRollout member.
-func terminalRollout(t *testing.T, evs []jsonl.Event) jsonl.CodexRollout {
+func terminalRollout(t *testing.T, evs []event.Event) event.CodexRollout {
 	t.Helper()
 	for _, ev := range evs {
-		if ev.Source == "lcwrap" && ev.Kind == jsonl.KindTerminal {
-			d, ok := jsonl.DecodeDetails[jsonl.Terminal](ev.Details)
+		if ev.Source == "lcwrap" && ev.Kind == event.KindTerminal {
+			d, ok := event.DecodeDetails[event.Terminal](ev.Details)
 			if !ok || d.CodexRollout == nil {
 				t.Fatalf("the terminal event has no codexRollout: %s", ev.Details)
 			}
@@ -131,7 +131,7 @@ func terminalRollout(t *testing.T, evs []jsonl.Event) jsonl.CodexRollout {
 		}
 	}
 	t.Fatalf("no terminal event")
-	return jsonl.CodexRollout{}
+	return event.CodexRollout{}
 }
 
 // TestRealInteractiveUnderLcwrap: `lcwrap --pty -- codex` under tmux. The

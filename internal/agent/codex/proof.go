@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Proof says why a rollout file is the session of one process tree: the
@@ -32,18 +32,18 @@ type Proof struct {
 }
 
 // Typed is the proof as the details shape lcwrap records.
-func (p Proof) Typed() jsonl.RolloutProof {
-	return jsonl.RolloutProof{
+func (p Proof) Typed() event.RolloutProof {
+	return event.RolloutProof{
 		Chain: p.Chain, Evidence: "open-file-descriptor", Holder: p.Holder, HolderExecutable: p.Executable,
 		OwnSession: p.OwnSession, Rollout: p.Path, ThreadID: p.ThreadID,
 	}
 }
 
 // Facts is the proof as facts of the session's created event.
-func (p Proof) Facts() *jsonl.RolloutFacts {
-	return &jsonl.RolloutFacts{
+func (p Proof) Facts() *event.RolloutFacts {
+	return &event.RolloutFacts{
 		Chain: append([]int{}, p.Chain...), Evidence: "open-file-descriptor",
-		Holder:     jsonl.HolderFacts{PID: p.Holder.PID, StartTime: int64(p.Holder.StartTime)},
+		Holder:     event.HolderFacts{PID: p.Holder.PID, StartTime: int64(p.Holder.StartTime)},
 		OwnSession: p.OwnSession, Rollout: p.Path, ThreadID: p.ThreadID,
 	}
 }

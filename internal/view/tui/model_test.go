@@ -10,7 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/lcwrap/lcwrap/internal/jsonl"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/view"
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
@@ -203,7 +203,7 @@ func TestColourAndWaitingStandOut(t *testing.T) {
 	if !strings.Contains(out, "\x1b[1;30;43m◆ waiting\x1b[0m") {
 		t.Fatalf("waiting does not stand out:\n%q", out)
 	}
-	_ = jsonl.StateWaiting
+	_ = event.StateWaiting
 }
 
 func TestWrap(t *testing.T) {
@@ -226,7 +226,7 @@ func TestClockRedrawsWhenTheScreenChanges(t *testing.T) {
 	s := viewtest.New(t0)
 	c := viewtest.Child{ID: "run-1"}
 	s.Created(c)
-	s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+	s.States(c, event.StateStarting, event.StateRunning)
 	now := t0.Add(10*time.Second + 300*time.Millisecond)
 	m, path := start(t, s, now)
 	m.clock = func() time.Time { return now }
@@ -262,7 +262,7 @@ func TestClockRedrawsWhenTheScreenChanges(t *testing.T) {
 	}
 	// Ended, the row changes only with the date it is started on.
 	s.Out, s.At = nil, now
-	s.End(c, jsonl.StateCompleted, 0)
+	s.End(c, event.StateCompleted, 0)
 	if err := viewtest.Append(path, s.Out); err != nil {
 		t.Fatal(err)
 	}

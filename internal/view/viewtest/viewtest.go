@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 // Scene writes events of named children with increasing sequences.
 type Scene struct {
 	At   time.Time // the next event's observedAt; Step advances it
 	seqs map[string]int64
-	Out  []jsonl.Event
+	Out  []event.Event
 }
 
 // New starts a scene at t.
@@ -25,14 +24,14 @@ type Child struct {
 	ID, Parent, Root string
 	Attempt          int64
 	Source           string // default lcwrap
-	Caps             capabilities.Set
+	Caps             event.Capabilities
 	Adopted          bool
 	HeartbeatMs      int64
 	Command          []string
 }
 
 // Event appends one event of c.
-func (s *Scene) Event(c Child, kind jsonl.Kind, state jsonl.State, activity string, details map[string]any) jsonl.Event {
+func (s *Scene) Event(c Child, kind event.Kind, state event.State, activity string, details map[string]any) event.Event {
 	src := c.Source
 	if src == "" {
 		src = "lcwrap"
@@ -43,17 +42,17 @@ func (s *Scene) Event(c Child, kind jsonl.Kind, state jsonl.State, activity stri
 	}
 	s.seqs[c.ID]++
 	seq := s.seqs[c.ID]
-	e := jsonl.Event{
+	e := event.Event{
 		SchemaVersion: 1,
 		EventID:       fmt.Sprintf("ep-%s/%s/%d", src, c.ID, seq),
 		Source:        src,
 		SourceEpoch:   "ep-" + src,
 		ChildID:       c.ID,
-		Lineage:       jsonl.Lineage{RootChildID: root, Attempt: c.Attempt, ParentChildID: c.Parent},
+		Lineage:       event.Lineage{RootChildID: root, Attempt: c.Attempt, ParentChildID: c.Parent},
 		Kind:          kind,
 		State:         state,
 		ObservedAt:    s.At.UTC().Format("2006-01-02T15:04:05.000Z"),
-		Sequence:      jsonl.Int64(seq),
+		Sequence:      event.Int64(seq),
 		Activity:      activity,
 		Capabilities:  c.Caps.Normalize(),
 	}
@@ -87,24 +86,24 @@ func (s *Scene) Created(c Child) {
 		d["observation"] = "process-presence"
 		d["pid"] = 4242
 	}
-	s.Event(c, jsonl.KindCreated, jsonl.StateCreated, "", d)
+	s.Event(c, event.KindCreated, event.StateCreated, "", d)
 }
 
 // States appends a state_changed event per state.
-func (s *Scene) States(c Child, states ...jsonl.State) {
+func (s *Scene) States(c Child, states ...event.State) {
 	for _, st := range states {
-		s.Event(c, jsonl.KindStateChanged, st, "", nil)
+		s.Event(c, event.KindStateChanged, st, "", nil)
 	}
 }
 
 // End appends c's terminal event.
-func (s *Scene) End(c Child, st jsonl.State, code int) {
-	s.Event(c, jsonl.KindTerminal, st, "", map[string]any{"exit": map[string]any{"code": code}, "claim": "process-exit-status-only"})
+func (s *Scene) End(c Child, st event.State, code int) {
+	s.Event(c, event.KindTerminal, st, "", map[string]any{"exit": map[string]any{"code": code}, "claim": "process-exit-status-only"})
 }
 
 // The children of the standard scene.
 var (
-	launched = capabilities.Launched(true).Set
+	launched = event.Launched(true).Set
 	Agent    = Child{ID: "agent-1", Caps: launched, HeartbeatMs: 3600_000, Command: []string{"claude", "-p", "fix the tests", "--api-key", "sk-ant-planted0123456789abcdef"}}
 	Session  = Child{ID: "session-1", Parent: "agent-1", Root: "agent-1", Source: "claude-code"}
 	SubA     = Child{ID: "sub-explore", Parent: "session-1", Root: "agent-1", Source: "claude-code"}
@@ -124,38 +123,38 @@ var (
 func Standard(t time.Time) *Scene {
 	s := New(t)
 	s.Created(Agent)
-	s.States(Agent, jsonl.StateStarting, jsonl.StateRunning)
+	s.States(Agent, event.StateStarting, event.StateRunning)
 	s.Created(Session)
-	s.States(Session, jsonl.StateStarting, jsonl.StateRunning)
-	s.Event(Session, jsonl.KindActivity, "", "Read src/journal/read.go", nil)
+	s.States(Session, event.StateStarting, event.StateRunning)
+	s.Event(Session, event.KindActivity, "", "Read src/journal/read.go", nil)
 	for _, c := range []Child{SubA, SubB} {
 		s.Created(c)
-		s.States(c, jsonl.StateStarting, jsonl.StateRunning)
+		s.States(c, event.StateStarting, event.StateRunning)
 	}
-	s.Event(SubA, jsonl.KindActivity, "", "Grep: Follow", nil)
-	s.Event(SubB, jsonl.KindActivity, "", "permission: Bash rm -rf build/", nil)
-	s.States(SubB, jsonl.StateWaiting)
+	s.Event(SubA, event.KindActivity, "", "Grep: Follow", nil)
+	s.Event(SubB, event.KindActivity, "", "permission: Bash rm -rf build/", nil)
+	s.States(SubB, event.StateWaiting)
 	s.Created(Build)
-	s.States(Build, jsonl.StateStarting, jsonl.StateRunning)
-	s.End(Build, jsonl.StateFailed, 2)
+	s.States(Build, event.StateStarting, event.StateRunning)
+	s.End(Build, event.StateFailed, 2)
 	s.Created(Build1)
-	s.States(Build1, jsonl.StateStarting, jsonl.StateRunning)
-	s.End(Build1, jsonl.StateCompleted, 0)
+	s.States(Build1, event.StateStarting, event.StateRunning)
+	s.End(Build1, event.StateCompleted, 0)
 	s.Created(Tests)
-	s.States(Tests, jsonl.StateStarting, jsonl.StateRunning)
-	s.Event(Tests, jsonl.KindActivity, "", "--- FAIL: TestFollow", nil)
-	s.End(Tests, jsonl.StateFailed, 1)
+	s.States(Tests, event.StateStarting, event.StateRunning)
+	s.Event(Tests, event.KindActivity, "", "--- FAIL: TestFollow", nil)
+	s.End(Tests, event.StateFailed, 1)
 	s.Created(Server)
-	s.Event(Server, jsonl.KindDiagnostic, "", "", map[string]any{"message": "presence only: no state, history, heartbeat, cause or cancel"})
+	s.Event(Server, event.KindDiagnostic, "", "", map[string]any{"message": "presence only: no state, history, heartbeat, cause or cancel"})
 	s.Created(Stale)
-	s.States(Stale, jsonl.StateStarting, jsonl.StateRunning)
+	s.States(Stale, event.StateStarting, event.StateRunning)
 	s.Created(LongID)
-	s.States(LongID, jsonl.StateStarting, jsonl.StateRunning)
+	s.States(LongID, event.StateStarting, event.StateRunning)
 	return s
 }
 
 // Lines encodes events as lines (no journalSequence).
-func Lines(evs []jsonl.Event) [][]byte {
+func Lines(evs []event.Event) [][]byte {
 	out := make([][]byte, len(evs))
 	for i := range evs {
 		b, err := evs[i].Marshal()
@@ -168,7 +167,7 @@ func Lines(evs []jsonl.Event) [][]byte {
 }
 
 // Append appends events to the journal at path.
-func Append(path string, evs []jsonl.Event) error {
+func Append(path string, evs []event.Event) error {
 	j, err := journal.Open(path, journal.Options{})
 	if err != nil {
 		return err

@@ -12,10 +12,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/procid"
-	"github.com/lcwrap/lcwrap/internal/jsonl"
 )
 
 func main() {
@@ -27,9 +26,9 @@ func main() {
 	b, _ := json.Marshal(self)
 	fmt.Printf("%s %s\n", procid.Backend, b)
 	em := emit.New(emit.Options{}, emit.NewWriterSink("stdout", os.Stdout))
-	c := em.Child("wrapped", jsonl.Lineage{}, capabilities.Launched(true))
-	if _, err := c.Emit(emit.Spec{Kind: jsonl.KindCreated, State: jsonl.StateCreated,
-		Details: jsonl.Created{Command: jsonl.Command{"true"}, Wrapper: &self, Profile: "launched"}}); err != nil {
+	c := em.Child("wrapped", event.Lineage{}, event.Launched(true))
+	if _, err := c.Emit(emit.Spec{Kind: event.KindCreated, State: event.StateCreated,
+		Details: event.Created{Command: event.Command{"true"}, Wrapper: &self, Profile: "launched"}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -1,4 +1,16 @@
-package jsonl
+// Package linereader splits a byte stream into lines with bounded memory.
+//
+// It promises every byte accounted for: each line comes back with its
+// 1-based number, its byte offset and the bytes it occupies, so a reader
+// can resume at any line's end. A line longer than the cap is reported as
+// oversized (its first bytes kept) and reading goes on after it; a line
+// that is not valid UTF-8 and a final line without a newline are reported
+// as such, never dropped. With Follow set, a partial final line waits for
+// more input (a file still being written).
+//
+// It refuses to judge what a line says: whether a line is JSON, an event
+// or true is for the event core (internal/event) and its readers.
+package linereader
 
 import (
 	"bytes"
@@ -7,11 +19,11 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultMaxLineBytes is the default line cap (64 KiB).
-const DefaultMaxLineBytes = 64 << 10
+// DefaultMaxBytes is the default line cap (64 KiB).
+const DefaultMaxBytes = 64 << 10
 
-// oversizedKeep is how much of an oversized line is kept for diagnostics.
-const oversizedKeep = 8 << 10
+// OversizedKeep is how much of an oversized line is kept for diagnostics.
+const OversizedKeep = 8 << 10
 
 // Line is one line of input.
 type Line struct {
@@ -22,13 +34,23 @@ type Line struct {
 	// only the first bytes. It is valid until the next call to Next.
 	Bytes []byte
 	// Problem is empty for a complete, valid UTF-8 line within the cap, or
-	// one of ClassOversized, ClassInvalidUTF8, ClassTruncated.
-	Problem Class
+	// one of Oversized, InvalidUTF8, Truncated.
+	Problem Problem
 }
 
-// LineReader splits a stream into lines with bounded memory. Unlike
+// Problem names what is wrong with a line, or is empty.
+type Problem string
+
+// The problems a line can have.
+const (
+	Oversized   Problem = "oversized"    // longer than the line cap
+	InvalidUTF8 Problem = "invalid-utf8" // not valid UTF-8
+	Truncated   Problem = "truncated"    // final line without a newline
+)
+
+// Reader splits a stream into lines with bounded memory. Unlike
 // bufio.Scanner it keeps going after an oversized line.
-type LineReader struct {
+type Reader struct {
 	r      io.Reader
 	max    int
 	buf    []byte
@@ -43,35 +65,35 @@ type LineReader struct {
 	keep   []byte // first bytes of an oversized line
 }
 
-// NewLineReader reads lines from r, reporting lines longer than
-// maxLineBytes (DefaultMaxLineBytes when <= 0) as oversized.
-func NewLineReader(r io.Reader, maxLineBytes int) *LineReader {
+// New reads lines from r, reporting lines longer than
+// maxLineBytes (DefaultMaxBytes when <= 0) as oversized.
+func New(r io.Reader, maxLineBytes int) *Reader {
 	if maxLineBytes <= 0 {
-		maxLineBytes = DefaultMaxLineBytes
+		maxLineBytes = DefaultMaxBytes
 	}
 	size := 256 << 10
 	if maxLineBytes+1 > size {
 		size = maxLineBytes + 1
 	}
-	return &LineReader{r: r, max: maxLineBytes, buf: make([]byte, size)}
+	return &Reader{r: r, max: maxLineBytes, buf: make([]byte, size)}
 }
 
 // SetOffset declares the stream offset of the next byte r will return and
 // the number of lines before it, for a reader started mid-file.
-func (lr *LineReader) SetOffset(offset, lines int64) {
+func (lr *Reader) SetOffset(offset, lines int64) {
 	lr.offset = offset
 	lr.number = lines
 }
 
 // Offset is the stream offset just after the last line returned.
-func (lr *LineReader) Offset() int64 { return lr.offset }
+func (lr *Reader) Offset() int64 { return lr.offset }
 
 // Buffered is the number of bytes read from the stream but not yet returned.
-func (lr *LineReader) Buffered() int { return lr.end - lr.start }
+func (lr *Reader) Buffered() int { return lr.end - lr.start }
 
 // Next returns the next line. At the end of input it returns io.EOF; a
 // read error is returned as it is. Next never panics on any input.
-func (lr *LineReader) Next() (Line, error) {
+func (lr *Reader) Next() (Line, error) {
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.start:lr.end], '\n'); i >= 0 {
 			if i > lr.max {
@@ -96,15 +118,15 @@ func (lr *LineReader) Next() (Line, error) {
 			return Line{}, io.EOF
 		}
 		rest := lr.end - lr.start
-		return lr.take(rest, rest, ClassTruncated), nil
+		return lr.take(rest, rest, Truncated), nil
 	}
 }
 
 // take returns the line of n content bytes, consuming size bytes.
-func (lr *LineReader) take(n, size int, problem Class) Line {
+func (lr *Reader) take(n, size int, problem Problem) Line {
 	b := lr.buf[lr.start : lr.start+n]
 	if problem == "" && !utf8.Valid(b) {
-		problem = ClassInvalidUTF8
+		problem = InvalidUTF8
 	}
 	lr.number++
 	l := Line{Number: lr.number, Offset: lr.offset, Size: int64(size), Bytes: b, Problem: problem}
@@ -114,18 +136,18 @@ func (lr *LineReader) take(n, size int, problem Class) Line {
 }
 
 // oversized returns a line of n content bytes that lies wholly in the buffer.
-func (lr *LineReader) oversized(n int, newline bool) Line {
+func (lr *Reader) oversized(n int, newline bool) Line {
 	size := n
 	if newline {
 		size++
 	}
 	keep := n
-	if keep > oversizedKeep {
-		keep = oversizedKeep
+	if keep > OversizedKeep {
+		keep = OversizedKeep
 	}
 	lr.keep = append(lr.keep[:0], lr.buf[lr.start:lr.start+keep]...)
 	lr.number++
-	l := Line{Number: lr.number, Offset: lr.offset, Size: int64(size), Bytes: lr.keep, Problem: ClassOversized}
+	l := Line{Number: lr.number, Offset: lr.offset, Size: int64(size), Bytes: lr.keep, Problem: Oversized}
 	lr.start += size
 	lr.offset += int64(size)
 	return l
@@ -133,10 +155,10 @@ func (lr *LineReader) oversized(n int, newline bool) Line {
 
 // skipOversized discards a line longer than the buffer up to its newline,
 // keeping its first bytes for diagnostics.
-func (lr *LineReader) skipOversized() (Line, error) {
+func (lr *Reader) skipOversized() (Line, error) {
 	lr.keep = lr.keep[:0]
 	lr.number++
-	l := Line{Number: lr.number, Offset: lr.offset, Problem: ClassOversized}
+	l := Line{Number: lr.number, Offset: lr.offset, Problem: Oversized}
 	for {
 		window := lr.buf[lr.start:lr.end]
 		i := bytes.IndexByte(window, '\n')
@@ -144,7 +166,7 @@ func (lr *LineReader) skipOversized() (Line, error) {
 		if i >= 0 {
 			seg = window[:i]
 		}
-		if room := oversizedKeep - len(lr.keep); room > 0 {
+		if room := OversizedKeep - len(lr.keep); room > 0 {
 			lr.keep = append(lr.keep, seg[:min(room, len(seg))]...)
 		}
 		if i >= 0 {
@@ -172,7 +194,7 @@ func (lr *LineReader) skipOversized() (Line, error) {
 }
 
 // fill compacts the buffer and reads more input.
-func (lr *LineReader) fill() (int, error) {
+func (lr *Reader) fill() (int, error) {
 	if lr.start > 0 {
 		copy(lr.buf, lr.buf[lr.start:lr.end])
 		lr.end -= lr.start

@@ -1,42 +1,42 @@
-package capabilities
+package event
 
 import (
 	"fmt"
 	"sort"
 )
 
-// Value is one capability's status: Known or Unknown.
-type Value string
+// CapValue is one capability's status: Known or Unknown.
+type CapValue string
 
 const (
 	// Known means the source produces this kind of evidence.
-	Known Value = "known"
+	Known CapValue = "known"
 	// Unknown means it does not, or lcwrap cannot tell. It is the default.
-	Unknown Value = "unknown"
+	Unknown CapValue = "unknown"
 )
 
 // Valid reports whether v is one of the two contract values.
-func (v Value) Valid() bool { return v == Known || v == Unknown }
+func (v CapValue) Valid() bool { return v == Known || v == Unknown }
 
-// Names lists the five capability keys in contract order.
-var Names = [5]string{"history", "heartbeat", "snapshot", "cancel", "terminalCause"}
+// CapabilityNames lists the five capability keys in contract order.
+var CapabilityNames = [5]string{"history", "heartbeat", "snapshot", "cancel", "terminalCause"}
 
-// Set is the contract's capabilities object.
-type Set struct {
-	History       Value `json:"history"`
-	Heartbeat     Value `json:"heartbeat"`
-	Snapshot      Value `json:"snapshot"`
-	Cancel        Value `json:"cancel"`
-	TerminalCause Value `json:"terminalCause"`
+// Capabilities is the contract's capabilities object.
+type Capabilities struct {
+	History       CapValue `json:"history"`
+	Heartbeat     CapValue `json:"heartbeat"`
+	Snapshot      CapValue `json:"snapshot"`
+	Cancel        CapValue `json:"cancel"`
+	TerminalCause CapValue `json:"terminalCause"`
 }
 
 // AllUnknown is the honest default: nothing is claimed.
-func AllUnknown() Set {
-	return Set{Unknown, Unknown, Unknown, Unknown, Unknown}
+func AllUnknown() Capabilities {
+	return Capabilities{Unknown, Unknown, Unknown, Unknown, Unknown}
 }
 
 // Normalize turns every empty value into Unknown; it never produces Known.
-func (s Set) Normalize() Set {
+func (s Capabilities) Normalize() Capabilities {
 	for _, p := range s.fields() {
 		if *p == "" {
 			*p = Unknown
@@ -46,7 +46,7 @@ func (s Set) Normalize() Set {
 }
 
 // Get returns the value of a capability by its contract name.
-func (s Set) Get(name string) (Value, bool) {
+func (s Capabilities) Get(name string) (CapValue, bool) {
 	switch name {
 	case "history":
 		return s.History, true
@@ -62,8 +62,8 @@ func (s Set) Get(name string) (Value, bool) {
 	return "", false
 }
 
-func (s *Set) fields() [5]*Value {
-	return [5]*Value{&s.History, &s.Heartbeat, &s.Snapshot, &s.Cancel, &s.TerminalCause}
+func (s *Capabilities) fields() [5]*CapValue {
+	return [5]*CapValue{&s.History, &s.Heartbeat, &s.Snapshot, &s.Cancel, &s.TerminalCause}
 }
 
 // Profile is a named, documented capability set.
@@ -71,7 +71,7 @@ type Profile struct {
 	// Name is how the profile is chosen on the command line (emit --profile).
 	Name string
 	// Set is what the profile declares.
-	Set Set
+	Set Capabilities
 	// Why says in one sentence what evidence justifies each known value.
 	Why string
 }
@@ -79,17 +79,17 @@ type Profile struct {
 var profiles = map[string]Profile{
 	"launched": {
 		Name: "launched",
-		Set:  Set{History: Known, Heartbeat: Known, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
+		Set:  Capabilities{History: Known, Heartbeat: Known, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
 		Why:  "lcwrap started the process: it saw every transition, emits heartbeats, can signal the process group it created and reads the exit status from wait.",
 	},
 	"launched-no-heartbeat": {
 		Name: "launched-no-heartbeat",
-		Set:  Set{History: Known, Heartbeat: Unknown, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
+		Set:  Capabilities{History: Known, Heartbeat: Unknown, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
 		Why:  "as launched, but with --heartbeat 0 there is no liveness evidence between transitions.",
 	},
 	"launched-watchdog": {
 		Name: "launched-watchdog",
-		Set:  Set{History: Known, Heartbeat: Known, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
+		Set:  Capabilities{History: Known, Heartbeat: Known, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
 		Why:  "as launched, but the heartbeats are the child's own sd_notify WATCHDOG=1 pings (--watchdog): lcwrap writes none, so a child that falls silent goes stale.",
 	},
 	"adopted-pid-only": {

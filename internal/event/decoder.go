@@ -1,4 +1,4 @@
-package jsonl
+package event
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/redact"
+
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 // MaxDiagnostics is how many diagnostics a Decoder retains.
@@ -41,14 +43,14 @@ type Stats struct {
 
 // Record is one valid event and where it was read.
 type Record struct {
-	Line            Line
+	Line            linereader.Line
 	Event           Event
 	JournalSequence int64 // 0 when the line had none
 }
 
 // DecoderOptions configures a Decoder.
 type DecoderOptions struct {
-	// MaxLineBytes caps a line (DefaultMaxLineBytes when <= 0).
+	// MaxLineBytes caps a line (linereader.DefaultMaxBytes when <= 0).
 	MaxLineBytes int
 	// Mixed counts lines that are not lifecycle events as ordinary log
 	// lines instead of errors (a CI log with lifecycle lines in it): plain
@@ -60,7 +62,7 @@ type DecoderOptions struct {
 
 // Decoder reads a stream of events, skipping and diagnosing bad lines.
 type Decoder struct {
-	lr    *LineReader
+	lr    *linereader.Reader
 	opts  DecoderOptions
 	stats Stats
 	diags []Diagnostic
@@ -69,14 +71,14 @@ type Decoder struct {
 // NewDecoder reads events from r.
 func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 	return &Decoder{
-		lr:    NewLineReader(r, opts.MaxLineBytes),
+		lr:    linereader.New(r, opts.MaxLineBytes),
 		opts:  opts,
 		stats: Stats{ByClass: map[Class]int64{}},
 	}
 }
 
 // LineReader exposes the underlying reader (to set Follow or an offset).
-func (d *Decoder) LineReader() *LineReader { return d.lr }
+func (d *Decoder) LineReader() *linereader.Reader { return d.lr }
 
 // Next returns the next valid event. Bad lines are counted and diagnosed,
 // never returned. It returns io.EOF at the end of input and read errors as
@@ -93,7 +95,7 @@ func (d *Decoder) Next() (Record, error) {
 			continue
 		}
 		if l.Problem != "" {
-			d.bad(l, l.Problem, problemReason(l))
+			d.bad(l, Class(l.Problem), problemReason(l))
 			continue
 		}
 		ev, js, perr := Parse(l.Bytes)
@@ -119,11 +121,11 @@ func isLogLine(b []byte) bool {
 	return !bytes.Contains(t, []byte(`"schemaVersion"`))
 }
 
-func problemReason(l Line) string {
+func problemReason(l linereader.Line) string {
 	switch l.Problem {
-	case ClassOversized:
+	case linereader.Oversized:
 		return fmt.Sprintf("line is %d bytes, over the line cap", l.Size)
-	case ClassInvalidUTF8:
+	case linereader.InvalidUTF8:
 		i := 0
 		for i < len(l.Bytes) {
 			r, n := utf8.DecodeRune(l.Bytes[i:])
@@ -133,13 +135,13 @@ func problemReason(l Line) string {
 			i += n
 		}
 		return fmt.Sprintf("invalid UTF-8 at byte %d of the line", i)
-	case ClassTruncated:
+	case linereader.Truncated:
 		return fmt.Sprintf("final line has no newline (%d bytes); end of input is not completion", l.Size)
 	}
 	return string(l.Problem)
 }
 
-func (d *Decoder) bad(l Line, class Class, reason string) {
+func (d *Decoder) bad(l linereader.Line, class Class, reason string) {
 	d.stats.Invalid++
 	d.stats.ByClass[class]++
 	if len(d.diags) >= MaxDiagnostics {
@@ -157,8 +159,8 @@ func (d *Decoder) bad(l Line, class Class, reason string) {
 // DiagnosticText makes raw input safe to show: valid UTF-8, redacted, then
 // cut to MaxDiagnosticText characters.
 func DiagnosticText(raw []byte) string {
-	if len(raw) > oversizedKeep {
-		raw = raw[:oversizedKeep]
+	if len(raw) > linereader.OversizedKeep {
+		raw = raw[:linereader.OversizedKeep]
 	}
 	s := strings.ToValidUTF8(string(raw), "\uFFFD")
 	return CutRunes(redact.Text(s), MaxDiagnosticText)

@@ -1,15 +1,14 @@
-package jsonl
+package event
 
 import (
+	"github.com/lcwrap/lcwrap/internal/testtool"
+
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 )
 
 const base = `{"schemaVersion":1,"eventId":"e1","source":"lcwrap","sourceEpoch":"ep","childId":"c1",` +
@@ -126,7 +125,7 @@ func TestParseNormalizes(t *testing.T) {
 	if got := []rune(ev.Activity); len(got) != MaxActivity {
 		t.Errorf("activity has %d runes, want %d", len(got), MaxActivity)
 	}
-	want := capabilities.Set{History: "known", Heartbeat: "unknown", Snapshot: "unknown", Cancel: "unknown", TerminalCause: "unknown"}
+	want := Capabilities{History: "known", Heartbeat: "unknown", Snapshot: "unknown", Cancel: "unknown", TerminalCause: "unknown"}
 	if ev.Capabilities != want {
 		t.Errorf("capabilities = %+v, want %+v", ev.Capabilities, want)
 	}
@@ -239,8 +238,8 @@ func TestSnapshot(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	addLines(f, "../../testdata/streams/*")
-	addLines(f, "../../testdata/reference/*")
+	testtool.SeedLines(f, "../../testdata/streams/*")
+	testtool.SeedLines(f, "../../testdata/reference/*")
 	f.Add([]byte(base))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		ev, _, err := Parse(line)
@@ -249,21 +248,6 @@ func FuzzParse(f *testing.F) {
 		}
 		roundTrip(t, ev)
 	})
-}
-
-func addLines(f *testing.F, glob string) {
-	paths, _ := filepath.Glob(glob)
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if len(l) < 4096 {
-				f.Add([]byte(l))
-			}
-		}
-	}
 }
 
 var benchLine = []byte(`{"schemaVersion":1,"eventId":"mij2k3a1-k3x9qa2m/build-00042/7","source":"lcwrap","sourceEpoch":"mij2k3a1-k3x9qa2m","childId":"build-00042","lineage":{"rootChildId":"build-00042","attempt":0,"external":false},"kind":"activity","observedAt":"2026-11-30T09:00:00.042Z","sequence":7,"activity":"ok github.com/x/y/pkg7 0.007s","capabilities":{"history":"known","heartbeat":"known","snapshot":"unknown","cancel":"known","terminalCause":"known"}}`)

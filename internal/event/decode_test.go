@@ -1,6 +1,8 @@
-package jsonl
+package event
 
 import (
+	"github.com/lcwrap/lcwrap/internal/testtool"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -208,8 +210,8 @@ func TestDecoderAgreesWithEncodingJSON(t *testing.T) {
 }
 
 func FuzzDecoderAgainstEncodingJSON(f *testing.F) {
-	addLines(f, "../../testdata/streams/*")
-	addLines(f, "../../testdata/reference/*")
+	testtool.SeedLines(f, "../../testdata/streams/*")
+	testtool.SeedLines(f, "../../testdata/reference/*")
 	f.Add([]byte(base))
 	f.Add([]byte(`{"lineage":{"attempt":1},"capabilities":{"history":null},"x":[{"y":"\u00e9"}]}`))
 	f.Fuzz(func(t *testing.T, line []byte) {

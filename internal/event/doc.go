@@ -40,4 +40,4 @@
 // Nothing in this package panics on foreign input.
 //
 // Where it sits among the other packages: docs/design.md.
-package jsonl
+package event

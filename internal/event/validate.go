@@ -1,4 +1,4 @@
-package jsonl
+package event
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lcwrap/lcwrap/internal/capabilities"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 // Class names what is wrong with a line.
@@ -14,11 +14,11 @@ type Class string
 
 // The classes of bad input, as counted by Decoder and `lcwrap validate`.
 const (
-	ClassMalformed   Class = "malformed"    // not a JSON object
-	ClassOversized   Class = "oversized"    // longer than the line cap
-	ClassInvalidUTF8 Class = "invalid-utf8" // not valid UTF-8
-	ClassSchema      Class = "schema"       // JSON object, but not a valid schema-v1 event
-	ClassTruncated   Class = "truncated"    // final line without a newline
+	ClassMalformed   Class = "malformed"                   // not a JSON object
+	ClassOversized   Class = Class(linereader.Oversized)   // longer than the line cap
+	ClassInvalidUTF8 Class = Class(linereader.InvalidUTF8) // not valid UTF-8
+	ClassSchema      Class = "schema"                      // JSON object, but not a valid schema-v1 event
+	ClassTruncated   Class = Class(linereader.Truncated)   // final line without a newline
 )
 
 // Classes lists the classes in report order.
@@ -171,12 +171,12 @@ func (f *flat) event() Event {
 		ev.Details = f.details
 	}
 	if f.has&hasCapabilities != 0 {
-		ev.Capabilities = capabilities.Set{
-			History:       capabilities.Value(f.caps[0]),
-			Heartbeat:     capabilities.Value(f.caps[1]),
-			Snapshot:      capabilities.Value(f.caps[2]),
-			Cancel:        capabilities.Value(f.caps[3]),
-			TerminalCause: capabilities.Value(f.caps[4]),
+		ev.Capabilities = Capabilities{
+			History:       CapValue(f.caps[0]),
+			Heartbeat:     CapValue(f.caps[1]),
+			Snapshot:      CapValue(f.caps[2]),
+			Cancel:        CapValue(f.caps[3]),
+			TerminalCause: CapValue(f.caps[4]),
 		}
 	}
 	return ev
@@ -242,7 +242,7 @@ func (e *Event) Validate() error {
 		return fieldErr("activity", "must be valid UTF-8")
 	}
 	set := e.Capabilities
-	for _, name := range capabilities.Names {
+	for _, name := range CapabilityNames {
 		v, _ := set.Get(name)
 		if v != "" && !v.Valid() {
 			return fieldErr("capabilities."+name, "must be known or unknown")

@@ -1,4 +1,4 @@
-package jsonl
+package event
 
 import "github.com/lcwrap/lcwrap/internal/procid"
 

@@ -1,9 +1,7 @@
-package jsonl
+package event
 
 import (
 	"encoding/json"
-
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 )
 
 // SchemaVersion is the only schema version this package understands.
@@ -86,19 +84,19 @@ type Lineage struct {
 // Event is the contract's LifecycleEvent. Field order follows the contract
 // so that encoded lines read the same as other writers' lines.
 type Event struct {
-	SchemaVersion int              `json:"schemaVersion"`
-	EventID       string           `json:"eventId"`
-	Source        string           `json:"source"`
-	SourceEpoch   string           `json:"sourceEpoch"`
-	ChildID       string           `json:"childId"`
-	Lineage       Lineage          `json:"lineage"`
-	Kind          Kind             `json:"kind"`
-	State         State            `json:"state,omitempty"`
-	ObservedAt    string           `json:"observedAt"`
-	Sequence      *int64           `json:"sequence,omitempty"`
-	Activity      string           `json:"activity,omitempty"`
-	Details       json.RawMessage  `json:"details,omitempty"`
-	Capabilities  capabilities.Set `json:"capabilities"`
+	SchemaVersion int             `json:"schemaVersion"`
+	EventID       string          `json:"eventId"`
+	Source        string          `json:"source"`
+	SourceEpoch   string          `json:"sourceEpoch"`
+	ChildID       string          `json:"childId"`
+	Lineage       Lineage         `json:"lineage"`
+	Kind          Kind            `json:"kind"`
+	State         State           `json:"state,omitempty"`
+	ObservedAt    string          `json:"observedAt"`
+	Sequence      *int64          `json:"sequence,omitempty"`
+	Activity      string          `json:"activity,omitempty"`
+	Details       json.RawMessage `json:"details,omitempty"`
+	Capabilities  Capabilities    `json:"capabilities"`
 }
 
 // Seq returns the sequence and whether the event has one.

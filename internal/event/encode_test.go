@@ -1,11 +1,9 @@
-package jsonl
+package event
 
 import (
 	"bytes"
 	"encoding/json"
 	"testing"
-
-	"github.com/lcwrap/lcwrap/internal/capabilities"
 )
 
 // stdEncode is the oracle: encoding/json with HTML escaping off.
@@ -29,10 +27,10 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	evs := []Event{
 		{SchemaVersion: 1, EventID: "e/c/1", Source: "lcwrap", SourceEpoch: "e", ChildID: "c",
 			Lineage: Lineage{RootChildID: "c"}, Kind: KindCreated, State: StateCreated, ObservedAt: "2026-11-30T14:00:00.000Z",
-			Sequence: Int64(1), Details: json.RawMessage(`{ "a" : [1, 2,{"b":null}] }`), Capabilities: capabilities.Launched(true).Set},
+			Sequence: Int64(1), Details: json.RawMessage(`{ "a" : [1, 2,{"b":null}] }`), Capabilities: Launched(true).Set},
 		{SchemaVersion: 1, EventID: "x\"y\\z\u2028\x01<>&", Source: "s\tq", SourceEpoch: "ép", ChildID: "c\xff\xfe",
 			Lineage: Lineage{RootChildID: "r", Attempt: 3, External: true, ParentChildID: "p", AdoptedAt: "2026-11-30T14:00:00Z"},
-			Kind:    KindActivity, ObservedAt: "2026-11-30T14:00:00Z", Activity: "line\r\n\b\f\u2029 😀", Capabilities: capabilities.AllUnknown()},
+			Kind:    KindActivity, ObservedAt: "2026-11-30T14:00:00Z", Activity: "line\r\n\b\f\u2029 😀", Capabilities: AllUnknown()},
 		{},
 	}
 	for _, ev := range evs {

@@ -1,4 +1,4 @@
-package capabilities
+package event
 
 import (
 	"strings"
@@ -6,12 +6,12 @@ import (
 )
 
 func TestNormalizeNeverClaims(t *testing.T) {
-	got := Set{History: Known}.Normalize()
-	want := Set{Known, Unknown, Unknown, Unknown, Unknown}
+	got := Capabilities{History: Known}.Normalize()
+	want := Capabilities{Known, Unknown, Unknown, Unknown, Unknown}
 	if got != want {
 		t.Fatalf("Normalize = %+v, want %+v", got, want)
 	}
-	if AllUnknown() != (Set{}).Normalize() {
+	if AllUnknown() != (Capabilities{}).Normalize() {
 		t.Fatal("an empty set must normalize to all unknown")
 	}
 }
@@ -35,7 +35,7 @@ func TestProfiles(t *testing.T) {
 		if err != nil || p.Name != name || p.Why == "" {
 			t.Errorf("profile %s: %+v %v", name, p, err)
 		}
-		for _, n := range Names {
+		for _, n := range CapabilityNames {
 			if v, ok := p.Set.Get(n); !ok || !v.Valid() {
 				t.Errorf("profile %s: %s = %q", name, n, v)
 			}
@@ -44,7 +44,7 @@ func TestProfiles(t *testing.T) {
 	if _, err := Lookup("omniscient"); err == nil || !strings.Contains(err.Error(), "adopted-pid-only") {
 		t.Fatalf("Lookup of an unknown profile: %v", err)
 	}
-	if _, ok := (Set{}).Get("colour"); ok {
+	if _, ok := (Capabilities{}).Get("colour"); ok {
 		t.Fatal("Get of an unknown name")
 	}
 }
