@@ -31,7 +31,7 @@ test: vet fmt-check
 	  echo "make test: no C compiler (CGO_ENABLED=0): running the tests WITHOUT the race detector; install gcc or clang for it" >&2; \
 	fi
 	$(GO) test $(RACE) -count=1 $(PKGS)
-	$(GO) test $(RACE) -count=1 -tags lcwrap_gopsutil ./internal/procid ./internal/adopt
+	$(GO) test $(RACE) -count=1 -tags lcwrap_gopsutil ./internal/event ./internal/adopt
 	$(GO) test $(RACE) -count=1 -tags '$(BUILD_TAGS)' -run '^(TestHelp|TestRootHelp)' ./cmd/lcwrap
 
 vet:
@@ -53,7 +53,7 @@ fuzz:
 	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzQuarantineReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./cmd/lcwrap -run '^$$' -fuzz '^FuzzQuickFlags$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/procid -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./internal/notify -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/lastline -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)

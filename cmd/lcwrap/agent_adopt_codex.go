@@ -8,7 +8,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent/codex"
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // adoptCodex follows an adopted codex process's session where its own
@@ -23,7 +22,7 @@ func adoptCodex(cmd *cli.Command, em *emit.Emitter, c *emit.Child, p *adopt.Proc
 	if name := cmd.String("agent"); name != agent.SelectAuto && name != codex.Source {
 		return none
 	}
-	argv, err := procid.Cmdline(p.Identity().PID)
+	argv, err := event.Cmdline(p.Identity().PID)
 	if err != nil || codex.ProcessMode(argv) == codex.ModeNone {
 		return none
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent/codex"
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -75,7 +74,7 @@ func prepareAgent(ctx context.Context, cmd flagReader, std stdio, cfg *supervise
 	if p, ok := d.(interface{ ChildPrefix() string }); ok {
 		prefix = p.ChildPrefix()
 	}
-	self, _ := procid.Self()
+	self, _ := event.SelfIdentity()
 	tr := agent.New(agent.Config{
 		Source: d.Name(), Prefix: prefix, Parent: cfg.ChildID, Root: firstSet(cfg.Lineage.RootChildID, cfg.ChildID),
 		RunTag: runTag(cfg.ChildID), Limits: limitsOf(d), Wrapper: &self,

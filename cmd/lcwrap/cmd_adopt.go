@@ -16,7 +16,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/adopt"
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -190,9 +189,9 @@ func adoptPIDs(cmd *cli.Command) ([]int, error) {
 // adoptHint says what to do about a pid that could not be adopted.
 func adoptHint(err error) string {
 	switch {
-	case errors.Is(err, procid.ErrPermission):
+	case errors.Is(err, event.ErrPermission):
 		return " (run lcwrap as the process's user, or as root)"
-	case errors.Is(err, procid.ErrNoProcess):
+	case errors.Is(err, event.ErrNoProcess):
 		return " (check the pid; the process may have ended already)"
 	}
 	return ""

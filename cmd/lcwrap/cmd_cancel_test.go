@@ -17,7 +17,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
@@ -48,7 +47,7 @@ func lcwrapExit(t *testing.T, j string, stdin string, args ...string) (stdout, s
 
 // startWrapped starts `lcwrap --child-id id ... -- sleep 30` and waits
 // until its child runs; it returns the wrapper and the sleep's identity.
-func startWrapped(t *testing.T, j, id string, flags ...string) (*exec.Cmd, procid.Identity) {
+func startWrapped(t *testing.T, j, id string, flags ...string) (*exec.Cmd, event.Identity) {
 	t.Helper()
 	args := append(append([]string{"--child-id", id}, flags...), "--", "sleep", "30")
 	wrapper := adapterCmd(t, j, args...)
@@ -59,14 +58,14 @@ func startWrapped(t *testing.T, j, id string, flags ...string) (*exec.Cmd, proci
 		wrapper.Process.Kill()
 		wrapper.Wait()
 	})
-	var child procid.Identity
+	var child event.Identity
 	waitFor(t, id+" to run", func() bool {
 		for _, e := range journalEvents(t, j) {
 			if e.ChildID == id && e.State == event.StateRunning {
-				var d struct{ Child procid.Identity }
+				var d struct{ Child event.Identity }
 				json.Unmarshal(e.Details, &d)
 				child = d.Child
-				child.Host, child.BootID = procid.Host(), procid.BootID()
+				child.Host, child.BootID = event.Host(), event.BootID()
 				return true
 			}
 		}
@@ -78,7 +77,7 @@ func startWrapped(t *testing.T, j, id string, flags ...string) (*exec.Cmd, proci
 
 // startOwn starts a process of the test's own, for adoption: cat, which
 // exits 0 once its stdin is closed.
-func startOwn(t *testing.T) (*exec.Cmd, io.WriteCloser, procid.Identity) {
+func startOwn(t *testing.T) (*exec.Cmd, io.WriteCloser, event.Identity) {
 	t.Helper()
 	cmd := exec.Command("cat")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -93,7 +92,7 @@ func startOwn(t *testing.T) (*exec.Cmd, io.WriteCloser, procid.Identity) {
 		cmd.Process.Kill() // through os.Process's pidfd: never a recycled pid
 		cmd.Wait()
 	})
-	id, _, err := procid.Of(procid.System, cmd.Process.Pid)
+	id, _, err := event.IdentityOf(event.System, cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +150,7 @@ func TestCancelLaunchedChild(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 128+15 {
 		t.Fatalf("the wrapper ended with %v, want exit 143", err)
 	}
-	if v := procid.Check(procid.System, child); v.Status != procid.Gone {
+	if v := event.CheckIdentity(event.System, child); v.Status != event.Gone {
 		t.Fatalf("the child's process is still there: %s", v.Reason)
 	}
 	req, term := -1, -1
@@ -199,7 +198,7 @@ func TestCancelAdoptedRefused(t *testing.T) {
 	if !bytes.Equal(readFile(t, j), before) {
 		t.Fatal("a refused cancel appended to the journal")
 	}
-	if v := procid.Check(procid.System, id); v.Status != procid.Alive {
+	if v := event.CheckIdentity(event.System, id); v.Status != event.Alive {
 		t.Fatalf("the adopted process was affected: %s", v.Reason)
 	}
 	stdin.Close()
@@ -231,7 +230,7 @@ func TestCancelKilledWrapper(t *testing.T) {
 	if !bytes.Equal(readFile(t, j), before) {
 		t.Fatal("a refused cancel appended to the journal")
 	}
-	if v := procid.Check(procid.System, child); v.Status != procid.Alive {
+	if v := event.CheckIdentity(event.System, child); v.Status != event.Alive {
 		t.Fatalf("the orphaned child was affected: %s", v.Reason)
 	}
 }
@@ -253,7 +252,7 @@ func TestCancelRecycledWrapperPid(t *testing.T) {
 	if !bytes.Equal(readFile(t, j), before) {
 		t.Fatal("a refused cancel appended to the journal")
 	}
-	if v := procid.Check(procid.System, id); v.Status != procid.Alive || own.ProcessState != nil {
+	if v := event.CheckIdentity(event.System, id); v.Status != event.Alive || own.ProcessState != nil {
 		t.Fatalf("the process at the recycled pid was affected: %s", v.Reason)
 	}
 }
@@ -261,7 +260,7 @@ func TestCancelRecycledWrapperPid(t *testing.T) {
 // recordLaunched appends the events `lcwrap run` writes for a child whose
 // wrapper is the given identity, one per state (each call from a sourceEpoch
 // of its own).
-func recordLaunched(t *testing.T, j, id string, wrapper procid.Identity, states ...event.State) {
+func recordLaunched(t *testing.T, j, id string, wrapper event.Identity, states ...event.State) {
 	t.Helper()
 	jr, err := journal.Open(j, journal.Options{})
 	if err != nil {

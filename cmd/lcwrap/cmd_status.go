@@ -17,7 +17,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
@@ -88,7 +87,7 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		}
 		js := &journalSource{t: projection.NewTracker(path)}
 		if cmd.Bool("reconcile") {
-			js.r = projection.NewReconciler(js.t, opts, procid.System, time.Now)
+			js.r = projection.NewReconciler(js.t, opts, event.System, time.Now)
 			defer js.r.Close()
 		}
 		src = js
@@ -256,15 +255,15 @@ func (o *statusOutput) finding(f projection.Finding) {
 		msg = fmt.Sprintf("%s is lost: its %s (pid %d) is gone: %s; recorded in the journal", f.ChildID, who, pid, f.Check.Reason)
 		if cp := f.ChildProcess; cp != nil {
 			switch cp.Status {
-			case procid.Alive.String():
+			case event.Alive.String():
 				msg += fmt.Sprintf("; its own process (pid %d) is still present: 'lcwrap adopt %d' observes it", cp.Identity.PID, cp.Identity.PID)
-			case procid.Gone.String():
+			case event.Gone.String():
 				msg += "; its own process is gone too"
 			}
 		}
 	case f.Gone():
 		msg = fmt.Sprintf("%s ended while its %s was being checked; not marked lost", f.ChildID, who)
-	case f.Check.Status == procid.Alive.String():
+	case f.Check.Status == event.Alive.String():
 		msg = fmt.Sprintf("%s is stale, but its %s (pid %d) is alive: not lost", f.ChildID, who, pid)
 	default:
 		msg = fmt.Sprintf("%s is stale; its %s cannot be checked from here (%s): not lost", f.ChildID, who, f.Check.Reason)
@@ -348,7 +347,7 @@ func reconcileAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	if !s.Complete {
 		return exitCode(exitRefused, "snapshot %s refused: complete is not true, and an incomplete view can neither correct a child nor prove one absent; nothing was appended", name)
 	}
-	r := projection.NewReconciler(projection.NewTracker(path), opts, procid.System, time.Now)
+	r := projection.NewReconciler(projection.NewTracker(path), opts, event.System, time.Now)
 	defer r.Close()
 	plan, err := r.Snapshot(ctx, s, int(cmd.Int("grace")))
 	printPlan(std, s, plan)

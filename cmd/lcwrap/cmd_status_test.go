@@ -17,7 +17,6 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // lcwrapCmd prepares the lcwrap binary (installed in $PATH by TestMain)
@@ -105,7 +104,7 @@ func TestStatusReconcileKilledWrapper(t *testing.T) {
 	waitFor(t, "the child to run", func() bool {
 		e, ok := hasEvent(journalEvents(t, j), event.KindStateChanged, event.StateRunning)
 		if ok {
-			var d struct{ Child procid.Identity }
+			var d struct{ Child event.Identity }
 			json.Unmarshal(e.Details, &d)
 			childPID = d.Child.PID
 		}
@@ -147,7 +146,7 @@ func TestStatusReconcileKilledWrapper(t *testing.T) {
 	}
 	var d struct {
 		ChildProcess struct {
-			Identity procid.Identity
+			Identity event.Identity
 			Status   string
 		}
 	}
@@ -170,7 +169,7 @@ func killOwnChild(t *testing.T, pid int) {
 	if err != nil {
 		return
 	}
-	if info, err := procid.System.Stat(pid); err == nil && info.Comm == "sleep" {
+	if info, err := event.System.Stat(pid); err == nil && info.Comm == "sleep" {
 		p.Kill()
 	}
 	p.Release()

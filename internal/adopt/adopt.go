@@ -14,7 +14,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/pidfd"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -70,8 +69,8 @@ func ParseWatch(s string) (Watch, error) {
 
 // Options configures Open. Zero values mean the defaults.
 type Options struct {
-	// Table is the process table (procid.System by default).
-	Table procid.Table
+	// Table is the process table (event.System by default).
+	Table event.ProcTable
 	// Watch chooses pidfd or polling (WatchAuto by default).
 	Watch Watch
 	// Poll is the polling interval (DefaultPoll by default).
@@ -85,11 +84,11 @@ const limits = "presence only: lcwrap sees whether this process (pid and start t
 
 // Process is an adopted process.
 type Process struct {
-	id    procid.Identity
+	id    event.Identity
 	comm  string   // the kernel's name for it
 	exe   string   // "" when unreadable
 	argv  []string // redacted; nil when unreadable
-	table procid.Table
+	table event.ProcTable
 	poll  time.Duration
 	fd    *pidfd.FD // nil when polling
 }
@@ -101,8 +100,8 @@ type Process struct {
 //
 //   - a *Process, watched by pidfd or by polling (see Watching); it may
 //     have exited already (a zombie), and then Follow ends at once;
-//   - *Error wrapping procid.ErrNoProcess: no process has that pid;
-//   - *Error wrapping procid.ErrPermission: its identity cannot be read;
+//   - *Error wrapping event.ErrNoProcess: no process has that pid;
+//   - *Error wrapping event.ErrPermission: its identity cannot be read;
 //   - *Error wrapping ErrVanished: it exited during adoption and its pid
 //     may name another process now;
 //   - *Error wrapping ErrNotProcess: the id names a thread;
@@ -117,11 +116,11 @@ func Open(pid int, opts Options) (*Process, error) {
 
 func open(pid int, opts Options) (*Process, error) {
 	if pid <= 0 {
-		return nil, procid.ErrNoProcess
+		return nil, event.ErrNoProcess
 	}
 	p := &Process{table: opts.Table, poll: opts.Poll}
 	if p.table == nil {
-		p.table = procid.System
+		p.table = event.System
 	}
 	if p.poll <= 0 {
 		p.poll = DefaultPoll
@@ -132,7 +131,7 @@ func open(pid int, opts Options) (*Process, error) {
 		case err == nil:
 			p.fd = fd
 		case errors.Is(err, pidfd.ErrNoProcess):
-			return nil, procid.ErrNoProcess
+			return nil, event.ErrNoProcess
 		case errors.Is(err, pidfd.ErrUnsupported), errors.Is(err, pidfd.ErrNoDescriptor):
 			// No pidfd here (an old kernel, a sandbox, no descriptor
 			// left): polling still sees the exit.
@@ -140,13 +139,13 @@ func open(pid int, opts Options) (*Process, error) {
 			return nil, err
 		}
 	}
-	id, info, err := procid.Of(p.table, pid)
+	id, info, err := event.IdentityOf(p.table, pid)
 	if err == nil {
 		p.id, p.comm = id, info.Comm
-		if argv, err := procid.Cmdline(pid); err == nil && len(argv) > 0 {
+		if argv, err := event.Cmdline(pid); err == nil && len(argv) > 0 {
 			p.argv = redact.Argv(argv)
 		}
-		p.exe, _ = procid.Exe(pid)
+		p.exe, _ = event.Exe(pid)
 		err = p.confirm(info)
 	}
 	if err != nil {
@@ -162,7 +161,7 @@ func open(pid int, opts Options) (*Process, error) {
 // still holds it. Without one: the pid must still show the start time that
 // was read (a zombie included), so it cannot have changed hands between
 // the two reads.
-func (p *Process) confirm(read procid.Info) error {
+func (p *Process) confirm(read event.ProcInfo) error {
 	if p.fd != nil {
 		exited, err := p.fd.Exited()
 		if err != nil || !exited {
@@ -177,7 +176,7 @@ func (p *Process) confirm(read procid.Info) error {
 }
 
 // Identity returns the adopted process's identity.
-func (p *Process) Identity() procid.Identity { return p.id }
+func (p *Process) Identity() event.Identity { return p.id }
 
 // Name returns a short name for the process: the base name of its
 // (redacted) command, else the kernel's name for it.
@@ -254,7 +253,7 @@ func (p *Process) details() event.AdoptedCreated {
 //     ended; state unknown" naming the reason; no terminal event; the
 //     error is context.Cause(ctx) or the wait's error;
 //   - an event could not be built: that error, joined to the above.
-func (p *Process) Follow(ctx context.Context, c *emit.Child) (procid.Verdict, error) {
+func (p *Process) Follow(ctx context.Context, c *emit.Child) (event.Verdict, error) {
 	v, err := p.wait(ctx)
 	if err != nil {
 		_, eerr := c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: event.ObservationEnded{
@@ -274,26 +273,26 @@ func (p *Process) Follow(ctx context.Context, c *emit.Child) (procid.Verdict, er
 }
 
 // wait returns the verdict once the process is gone, or context.Cause(ctx).
-func (p *Process) wait(ctx context.Context) (procid.Verdict, error) {
+func (p *Process) wait(ctx context.Context) (event.Verdict, error) {
 	if p.fd != nil {
 		if err := p.fd.Wait(ctx); err != nil {
-			return procid.Verdict{}, err
+			return event.Verdict{}, err
 		}
 		// The kernel says it exited; the table says how it looks now.
-		if v := procid.Check(p.table, p.id); v.Status == procid.Gone {
+		if v := event.CheckIdentity(p.table, p.id); v.Status == event.Gone {
 			return v, nil
 		}
-		return procid.Verdict{Status: procid.Gone, Reason: "the kernel reported the exit through a pidfd"}, nil
+		return event.Verdict{Status: event.Gone, Reason: "the kernel reported the exit through a pidfd"}, nil
 	}
 	t := time.NewTicker(p.poll)
 	defer t.Stop()
 	for {
-		if v := procid.Check(p.table, p.id); v.Status == procid.Gone {
+		if v := event.CheckIdentity(p.table, p.id); v.Status == event.Gone {
 			return v, nil
 		}
 		select {
 		case <-ctx.Done():
-			return procid.Verdict{}, context.Cause(ctx)
+			return event.Verdict{}, context.Cause(ctx)
 		case <-t.C:
 		}
 	}

@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/pidfd"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // awaitExit blocks until the helper has exited, without reaping it: it
@@ -52,7 +52,7 @@ func TestZombie(t *testing.T) {
 		if d["command"] != "unknown" {
 			t.Errorf("command of a zombie %v, want unknown", d["command"])
 		}
-		if procid.Backend == "procfs" && d["executable"] != "unknown" {
+		if event.ProcBackend == "procfs" && d["executable"] != "unknown" {
 			t.Errorf("executable of a zombie %v, want unknown", d["executable"])
 		}
 		if reason := checkLost(t, a); !strings.Contains(reason, "zombie") {
@@ -71,8 +71,8 @@ func TestOpenRefusesExitedAndReused(t *testing.T) {
 	}
 	z := startHelper(t, "exit")
 	z.awaitExit(t)
-	for _, second := range []procid.Info{{StartTime: 200, State: 'S'}, {StartTime: 100, State: 'S'}} {
-		tbl := &scripted{answers: []procid.Info{{StartTime: 100, State: 'S'}, second}}
+	for _, second := range []event.ProcInfo{{StartTime: 200, State: 'S'}, {StartTime: 100, State: 'S'}} {
+		tbl := &scripted{answers: []event.ProcInfo{{StartTime: 100, State: 'S'}, second}}
 		if _, err := Open(z.pid, Options{Table: tbl}); !errors.Is(err, ErrVanished) {
 			t.Errorf("second read %+v: Open = %v, want ErrVanished", second, err)
 		}

@@ -17,7 +17,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/pidfd"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -59,7 +58,7 @@ type adoption struct {
 	c    *emit.Child
 	rec  *recorder
 	done chan error
-	v    procid.Verdict
+	v    event.Verdict
 }
 
 func adoptPID(t *testing.T, ctx context.Context, pid int, opts Options, want string) *adoption {
@@ -127,8 +126,8 @@ func checkStart(t *testing.T, a *adoption) map[string]any {
 	}
 	d := details(t, created)
 	id := a.p.Identity()
-	if d["pid"] != float64(id.PID) || d["startTime"] != float64(id.StartTime) || d["host"] != procid.Host() ||
-		d["observation"] != "process-presence" || d["bootId"] != nonEmpty(procid.BootID()) {
+	if d["pid"] != float64(id.PID) || d["startTime"] != float64(id.StartTime) || d["host"] != event.Host() ||
+		d["observation"] != "process-presence" || d["bootId"] != nonEmpty(event.BootID()) {
 		t.Errorf("created details %v, identity %+v", d, id)
 	}
 	diag := a.rec.next(t)
@@ -160,7 +159,7 @@ func checkLost(t *testing.T, a *adoption) string {
 		t.Fatalf("Follow: %v", err)
 	}
 	a.rec.none(t)
-	if a.v.Status != procid.Gone || a.v.Reason != d["check"] {
+	if a.v.Status != event.Gone || a.v.Reason != d["check"] {
 		t.Errorf("verdict %+v, details %v", a.v, d)
 	}
 	return a.v.Reason
@@ -214,7 +213,7 @@ func TestStopObservation(t *testing.T) {
 			t.Errorf("last event %s/%s %v, want the observation-ended diagnostic", ev.Kind, ev.State, d)
 		}
 		a.rec.none(t)
-		if v := procid.Check(procid.System, a.p.Identity()); v.Status != procid.Alive {
+		if v := event.CheckIdentity(event.System, a.p.Identity()); v.Status != event.Alive {
 			t.Fatalf("after observation stopped the process is %v: %s", v.Status, v.Reason)
 		}
 		h.reap(t)
@@ -227,12 +226,12 @@ func TestStopObservation(t *testing.T) {
 func TestPIDReuse(t *testing.T) {
 	forModes(t, func(t *testing.T, opts Options, want string) {
 		h := startHelper(t, "block")
-		fake := &procid.FakeTable{Fallback: procid.System}
+		fake := &event.FakeProcTable{Fallback: event.System}
 		opts.Table = fake
 		a := adoptPID(t, context.Background(), h.pid, opts, want)
 		d := checkStart(t, a)
 		orig := a.p.Identity()
-		fake.Set(h.pid, procid.Info{StartTime: orig.StartTime + 1, State: 'S', Comm: "newcomer"})
+		fake.Set(h.pid, event.ProcInfo{StartTime: orig.StartTime + 1, State: 'S', Comm: "newcomer"})
 		// A pidfd names the original process: it fires when that one ends.
 		h.reap(t)
 		if reason := checkLost(t, a); !strings.Contains(reason, "different process") {
@@ -247,11 +246,11 @@ func TestPIDReuse(t *testing.T) {
 // scripted answers Stat from a list, one entry per call (the last one
 // repeats), to change a pid's owner between two reads.
 type scripted struct {
-	answers []procid.Info
+	answers []event.ProcInfo
 	calls   int
 }
 
-func (s *scripted) Stat(pid int) (procid.Info, error) {
+func (s *scripted) Stat(pid int) (event.ProcInfo, error) {
 	i := min(s.calls, len(s.answers)-1)
 	s.calls++
 	info := s.answers[i]
@@ -264,7 +263,7 @@ func (s *scripted) Stat(pid int) (procid.Info, error) {
 func TestOpenRefusesChangedPID(t *testing.T) {
 	// Without a pidfd the second read must show the same start time.
 	h := startHelper(t, "block")
-	tbl := &scripted{answers: []procid.Info{{StartTime: 100, State: 'S'}, {StartTime: 200, State: 'S'}}}
+	tbl := &scripted{answers: []event.ProcInfo{{StartTime: 100, State: 'S'}, {StartTime: 200, State: 'S'}}}
 	_, err := Open(h.pid, Options{Watch: WatchPoll, Table: tbl})
 	if !errors.Is(err, ErrVanished) {
 		t.Fatalf("Open = %v, want ErrVanished", err)
@@ -277,21 +276,21 @@ func TestOpenRefusesChangedPID(t *testing.T) {
 // permission case is simulated here.
 type deny struct{}
 
-func (deny) Stat(int) (procid.Info, error) { return procid.Info{}, procid.ErrPermission }
+func (deny) Stat(int) (event.ProcInfo, error) { return event.ProcInfo{}, event.ErrPermission }
 
 func TestOpenErrors(t *testing.T) {
 	forModes(t, func(t *testing.T, opts Options, _ string) {
 		for _, pid := range []int{math.MaxInt32, 0, -1} {
 			_, err := Open(pid, opts)
 			var e *Error
-			if !errors.Is(err, procid.ErrNoProcess) || !errors.As(err, &e) || e.PID != pid {
+			if !errors.Is(err, event.ErrNoProcess) || !errors.As(err, &e) || e.PID != pid {
 				t.Errorf("Open(%d) = %v, want *Error wrapping ErrNoProcess", pid, err)
 			}
 		}
 		h := startHelper(t, "block")
 		opts.Table = deny{}
 		_, err := Open(h.pid, opts)
-		if !errors.Is(err, procid.ErrPermission) || err.Error() != "pid "+strconv.Itoa(h.pid)+" not adopted: permission denied" {
+		if !errors.Is(err, event.ErrPermission) || err.Error() != "pid "+strconv.Itoa(h.pid)+" not adopted: permission denied" {
 			t.Errorf("Open(unreadable) = %v", err)
 		}
 		h.reap(t)

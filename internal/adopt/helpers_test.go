@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -77,6 +78,17 @@ func startHelper(t *testing.T, name string, args ...string) *helper {
 	started = append(started, cmd)
 	startedMu.Unlock()
 	h := &helper{cmd: cmd, stdin: stdin, pid: cmd.Process.Pid}
+	// Start returns once execve has closed the exec pipe, which the kernel
+	// does before it sets up the new image's arguments: until then
+	// /proc/PID/cmdline reads empty. Adopting in that window records an
+	// unknown command line, so the helper counts as started only once its
+	// arguments can be read.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if argv, err := event.Cmdline(h.pid); err != nil || len(argv) > 0 || time.Now().After(deadline) {
+			break
+		}
+		runtime.Gosched()
+	}
 	t.Cleanup(func() {
 		stdin.Close()
 		if cmd.ProcessState == nil {

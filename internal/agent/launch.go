@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // Agent selections of the command line (--agent).
@@ -44,7 +43,7 @@ type Launch struct {
 	// Started, when not nil, is called once the process has started,
 	// with its identity, after its starting event; it must return
 	// promptly.
-	Started func(child procid.Identity)
+	Started func(child event.Identity)
 	// Close, when not nil, is called once the process has ended and its
 	// output is drained, before the agent's children are ended: no
 	// evidence arrives after it returns.

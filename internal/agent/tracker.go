@@ -11,7 +11,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // Claims of the terminal events a Tracker writes: what each rests on.
@@ -57,7 +56,7 @@ type Config struct {
 	// Wrapper, when set, is the lcwrap process that owns these events (a
 	// run it launched): recorded in every created event, so that a dead
 	// wrapper is found by reconciliation and its children become lost.
-	Wrapper *procid.Identity
+	Wrapper *event.Identity
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }

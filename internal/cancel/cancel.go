@@ -10,7 +10,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
@@ -48,9 +47,9 @@ type Request struct {
 	Options journal.Options // for recording the request
 	ChildID string
 	Reason  string // recorded redacted, cut to 512 characters
-	// Table, Opener and Now default to procid.System, wrapsig.Pidfd and
+	// Table, Opener and Now default to event.System, wrapsig.Pidfd and
 	// time.Now (tests replace them).
-	Table  procid.Table
+	Table  event.ProcTable
 	Opener wrapsig.Opener
 	Now    func() time.Time
 }
@@ -58,7 +57,7 @@ type Request struct {
 // Sent is a request delivered to the child's wrapper.
 type Sent struct {
 	ChildID string
-	Wrapper procid.Identity
+	Wrapper event.Identity
 	tr      *projection.Tracker
 }
 
@@ -77,7 +76,7 @@ type Sent struct {
 //     *projection.AuthorityError of a child that ended meanwhile).
 func Send(r Request) (*Sent, error) {
 	if r.Table == nil {
-		r.Table = procid.System
+		r.Table = event.System
 	}
 	if r.Opener == nil {
 		r.Opener = wrapsig.Pidfd
@@ -102,9 +101,9 @@ func Send(r Request) (*Sent, error) {
 	}
 	defer target.Close()
 
-	self, err := procid.Self()
+	self, err := event.SelfIdentity()
 	if err != nil {
-		self = procid.Identity{PID: os.Getpid(), Host: procid.Host()}
+		self = event.Identity{PID: os.Getpid(), Host: event.Host()}
 	}
 	rec := projection.NewCancelRecorder(tr, r.Options, r.Now, a)
 	defer rec.Close()

@@ -11,7 +11,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
@@ -20,7 +19,7 @@ import (
 // is this test process, one per state.
 func record(t *testing.T, j, id string, states ...event.State) {
 	t.Helper()
-	self, err := procid.Self()
+	self, err := event.SelfIdentity()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 func openJournal(t *testing.T, path string, opts journal.Options) *journal.Journal {
@@ -56,7 +55,7 @@ func TestJournalSinkDoesNotBlockOnTheLock(t *testing.T) {
 	if err := os.Mkdir(lock, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	me, _ := procid.Self()
+	me, _ := event.SelfIdentity()
 	owner := fmt.Sprintf(`{"pid":%d,"token":"someone","createdAt":%d,"startTime":%d}`, me.PID, time.Now().UnixMilli(), me.StartTime)
 	os.WriteFile(filepath.Join(lock, "owner.json"), []byte(owner), 0o600)
 	e := New(Options{}, NewJournalSink(openJournal(t, path, journal.Options{LockTimeout: time.Hour})))

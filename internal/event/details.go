@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -48,11 +47,11 @@ func (o *Object) command(k string, c Command) {
 
 // Created is the created event of a launched child (lcwrap run).
 type Created struct {
-	Agent               *AgentLaunch     `json:"agent,omitempty"` // see details_agent.go
-	Command             Command          `json:"command"`
-	HeartbeatIntervalMs int64            `json:"heartbeatIntervalMs"`
-	Profile             string           `json:"profile"`
-	Wrapper             *procid.Identity `json:"wrapper"` // the lcwrap process: the lifecycle source
+	Agent               *AgentLaunch `json:"agent,omitempty"` // see details_agent.go
+	Command             Command      `json:"command"`
+	HeartbeatIntervalMs int64        `json:"heartbeatIntervalMs"`
+	Profile             string       `json:"profile"`
+	Wrapper             *Identity    `json:"wrapper"` // the lcwrap process: the lifecycle source
 }
 
 // AppendDetails implements Details.
@@ -96,17 +95,17 @@ func (d AdoptedCreated) AppendDetails(o *Object) {
 
 // Identity returns the adopted process's identity (nil when no pid was
 // recorded).
-func (d AdoptedCreated) Identity() *procid.Identity {
+func (d AdoptedCreated) Identity() *Identity {
 	if d.PID <= 0 {
 		return nil
 	}
-	return &procid.Identity{PID: d.PID, StartTime: d.StartTime, Clock: procid.Clock(d.StartClock), BootID: d.BootID, Host: d.Host}
+	return &Identity{PID: d.PID, StartTime: d.StartTime, Clock: Clock(d.StartClock), BootID: d.BootID, Host: d.Host}
 }
 
 // StateChanged is a state_changed event of a launched child: the child's
 // {pid, startTime}, and the notify message that moved it, if one did.
 type StateChanged struct {
-	Child *procid.Identity `json:"child,omitempty"`
+	Child *Identity `json:"child,omitempty"`
 	NotifyOrigin
 }
 
@@ -427,9 +426,9 @@ func (d ObservationEnded) AppendDetails(o *Object) {
 // ProcessCheck is one identity check: which process, and what the
 // process table said about it (alive, gone or unknown, and why).
 type ProcessCheck struct {
-	Identity procid.Identity `json:"identity"`
-	Status   string          `json:"status"`
-	Reason   string          `json:"reason"`
+	Identity Identity `json:"identity"`
+	Status   string   `json:"status"`
+	Reason   string   `json:"reason"`
 }
 
 // AppendDetails implements Details.
@@ -444,11 +443,11 @@ func (c *ProcessCheck) AppendDetails(o *Object) {
 // Reconciliation is a lost event's account of the check that proved its
 // lifecycle source gone.
 type Reconciliation struct {
-	Checked     string          `json:"checked"` // wrapper | process
-	Identity    procid.Identity `json:"identity"`
-	Reason      string          `json:"reason"`
-	Result      string          `json:"result"`
-	StaleReason string          `json:"staleReason,omitempty"` // heartbeat-deadline | omitted-by-snapshot
+	Checked     string   `json:"checked"` // wrapper | process
+	Identity    Identity `json:"identity"`
+	Reason      string   `json:"reason"`
+	Result      string   `json:"result"`
+	StaleReason string   `json:"staleReason,omitempty"` // heartbeat-deadline | omitted-by-snapshot
 }
 
 // AppendDetails implements Details.
@@ -528,11 +527,11 @@ func (d OmissionDiagnostic) AppendDetails(o *Object) { o.Object("omission", d.Om
 // CancelRequested is the diagnostic lcwrap cancel writes before it sends
 // the signal, once the wrapper's authority is verified.
 type CancelRequested struct {
-	Reason      string          `json:"reason,omitempty"`
-	Request     string          `json:"request"` // "cancel"
-	RequestedBy procid.Identity `json:"requestedBy"`
-	Signal      string          `json:"signal"`
-	Wrapper     procid.Identity `json:"wrapper"`
+	Reason      string   `json:"reason,omitempty"`
+	Request     string   `json:"request"` // "cancel"
+	RequestedBy Identity `json:"requestedBy"`
+	Signal      string   `json:"signal"`
+	Wrapper     Identity `json:"wrapper"`
 }
 
 // AppendDetails implements Details.
@@ -575,7 +574,7 @@ func (l *LifecycleSource) AppendDetails(o *Object) {
 type SnapshotDetails struct {
 	Checked         string           `json:"checked"` // none | wrapper | process
 	ChildProcess    *ProcessCheck    `json:"childProcess,omitempty"`
-	Identity        *procid.Identity `json:"identity,omitempty"`
+	Identity        *Identity        `json:"identity,omitempty"`
 	LifecycleSource *LifecycleSource `json:"lifecycleSource,omitempty"`
 	Reason          string           `json:"reason"`
 	Result          string           `json:"result"` // ended | alive | gone

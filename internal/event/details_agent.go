@@ -2,8 +2,6 @@ package event
 
 import (
 	"encoding/json"
-
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // The details shapes of agent sources (package agent and its sources:
@@ -53,7 +51,7 @@ type AgentEvent struct {
 	// Wrapper is, in a created event, the lcwrap process that owns the
 	// child's events (the wrapper of a run it launched): its lifecycle
 	// source, checked by reconciliation like a launched child's.
-	Wrapper *procid.Identity `json:"wrapper,omitempty"`
+	Wrapper *Identity `json:"wrapper,omitempty"`
 }
 
 // AppendDetails implements Details.

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -22,9 +21,9 @@ func agentExamples(s1, s2 string, n int64, f float64, b bool) []Details {
 			Reported: &Facts{Cwd: s1, ExitCode: &n, Interrupted: b, Usage: Counts{{Name: s2, N: n}},
 				RolloutProof: &RolloutFacts{Chain: []int{1, 2}, Evidence: s1, Holder: HolderFacts{PID: 3, StartTime: n}, OwnSession: b, Rollout: s2, ThreadID: s1}},
 			ReportedError: s2,
-			SessionID:     s1, SessionSource: s2, Tool: s1, WaitingFor: s2, Wrapper: &procid.Identity{PID: 3, StartTime: 4, Host: "host"}},
+			SessionID:     s1, SessionSource: s2, Tool: s1, WaitingFor: s2, Wrapper: &Identity{PID: 3, StartTime: 4, Host: "host"}},
 		AgentEvent{Normalization: &Normalization{Counts: IntMap{s1: int(n & 0xffff), "ignored:" + s2: 3}}},
-		Created{Agent: &AgentLaunch{AddedArgs: []string{"--settings", s1}, AddedAt: 1, Agent: s2, Evidence: []string{s1}, MergedAt: n}, Command: Command{s1}, Profile: "launched", Wrapper: &procid.Identity{PID: 7, StartTime: 9}},
+		Created{Agent: &AgentLaunch{AddedArgs: []string{"--settings", s1}, AddedAt: 1, Agent: s2, Evidence: []string{s1}, MergedAt: n}, Command: Command{s1}, Profile: "launched", Wrapper: &Identity{PID: 7, StartTime: 9}},
 		Terminal{Claim: ClaimExitStatusOnly, Exit: ExitCode(0),
 			AgentOutputUnread:    &AgentOutputUnread{Bytes: n, Reason: s1},
 			AgentReport:          &AgentReport{ReportedBy: s1, Via: s2, Subtype: s1, IsError: &b, NumTurns: &n, DurationMs: &f, TotalCostUSD: &f, Usage: usage, Results: 2, APIErrorStatus: s2},
@@ -85,7 +84,7 @@ func FuzzAgentDetails(f *testing.F) {
 // TestAgentCreatedDecodesAsCreated: a session's created details decode as
 // a Created too (its wrapper is what reconciliation checks).
 func TestAgentCreatedDecodesAsCreated(t *testing.T) {
-	w := &procid.Identity{PID: 9, StartTime: 10, Host: "h"}
+	w := &Identity{PID: 9, StartTime: 10, Host: "h"}
 	raw, err := MarshalDetails(AgentEvent{Agent: "claude-code", SessionID: "s", Wrapper: w})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,5 @@
 package event
 
-import "github.com/lcwrap/lcwrap/internal/procid"
-
 // The details shapes of the Codex source (package codex) that are
 // lcwrap's own findings, not codex's report: whether a session's rollout
 // file was proven to be the observed process's, and the daemons seen.
@@ -11,13 +9,13 @@ import "github.com/lcwrap/lcwrap/internal/procid"
 // tree's session: the holder (the root, or a descendant reached through
 // Chain) has it open and serves no one outside the tree.
 type RolloutProof struct {
-	Chain            []int           `json:"chain"`
-	Evidence         string          `json:"evidence"`
-	Holder           procid.Identity `json:"holder"`
-	HolderExecutable string          `json:"holderExecutable,omitempty"`
-	OwnSession       bool            `json:"ownSession"`
-	Rollout          string          `json:"rollout"`
-	ThreadID         string          `json:"threadId"`
+	Chain            []int    `json:"chain"`
+	Evidence         string   `json:"evidence"`
+	Holder           Identity `json:"holder"`
+	HolderExecutable string   `json:"holderExecutable,omitempty"`
+	OwnSession       bool     `json:"ownSession"`
+	Rollout          string   `json:"rollout"`
+	ThreadID         string   `json:"threadId"`
 }
 
 // AppendDetails implements Details.
@@ -34,10 +32,10 @@ func (d RolloutProof) AppendDetails(o *Object) {
 // CodexDaemon is a descendant of the observed process that led a session
 // of its own (setsid) and was still alive when that process ended.
 type CodexDaemon struct {
-	Command    string          `json:"command"`
-	Note       string          `json:"note"`
-	OwnSession bool            `json:"ownSession"`
-	Process    procid.Identity `json:"process"`
+	Command    string   `json:"command"`
+	Note       string   `json:"note"`
+	OwnSession bool     `json:"ownSession"`
+	Process    Identity `json:"process"`
 }
 
 // AppendDetails implements Details.

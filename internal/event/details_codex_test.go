@@ -3,12 +3,10 @@ package event
 import (
 	"testing"
 	"unicode/utf8"
-
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 func codexExamples(s1, s2 string, n int64, b bool) []Details {
-	id := procid.Identity{PID: int(n & 0xffff), StartTime: uint64(n) & (1<<40 - 1), Host: "host"}
+	id := Identity{PID: int(n & 0xffff), StartTime: uint64(n) & (1<<40 - 1), Host: "host"}
 	proof := &RolloutProof{Chain: []int{1, int(n & 0xffff)}, Evidence: "open-file-descriptor", Holder: id, HolderExecutable: s1, OwnSession: b, Rollout: s2, ThreadID: s1}
 	return []Details{
 		CodexRollout{Rollout: "not followed"},

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -19,9 +18,9 @@ import (
 // oldProcessCheck is the struct the maps used to carry (encoded through
 // encoding/json, unredacted).
 type oldProcessCheck struct {
-	Identity procid.Identity `json:"identity"`
-	Status   string          `json:"status"`
-	Reason   string          `json:"reason"`
+	Identity Identity `json:"identity"`
+	Status   string   `json:"status"`
+	Reason   string   `json:"reason"`
 }
 
 type oldOmission struct {
@@ -264,8 +263,8 @@ func oldFacts(f Facts) map[string]any {
 // detailsExamples builds one value of every shape (several for those with
 // variants) from a few strings and numbers.
 func detailsExamples(s1, s2, s3 string, n1, n2 int64, b bool) []Details {
-	id := procid.Identity{PID: int(n1 & 0xffff), StartTime: uint64(n2) & (1<<40 - 1), BootID: "b-1", Host: "host"}
-	child := &procid.Identity{PID: id.PID, StartTime: id.StartTime}
+	id := Identity{PID: int(n1 & 0xffff), StartTime: uint64(n2) & (1<<40 - 1), BootID: "b-1", Host: "host"}
+	child := &Identity{PID: id.PID, StartTime: id.StartTime}
 	code := int(n1 & 0xff)
 	check := &ProcessCheck{Identity: id, Status: "gone", Reason: s1}
 	ready := b
@@ -388,7 +387,7 @@ func FuzzDetailsMatchOldEncoding(f *testing.F) {
 }
 
 func BenchmarkMarshalDetails(b *testing.B) {
-	id := procid.Identity{PID: 4242, StartTime: 123456, BootID: "b", Host: "h"}
+	id := Identity{PID: 4242, StartTime: 123456, BootID: "b", Host: "h"}
 	d := Created{Command: Command{"make", "-j8", "all"}, HeartbeatIntervalMs: 10000, Wrapper: &id, Profile: "launched"}
 	b.Run("typed", func(b *testing.B) {
 		for b.Loop() {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -142,9 +141,9 @@ func (o *Object) Object(k string, d Details) {
 	}
 }
 
-// Identity writes k: id as procid.Identity's MarshalJSON does (not passed
+// Identity writes k: id as Identity's MarshalJSON does (not passed
 // redacted: an identity is not free text).
-func (o *Object) Identity(k string, id procid.Identity) {
+func (o *Object) Identity(k string, id Identity) {
 	o.key(k)
 	o.b = appendIdentity(o.b, id)
 }
@@ -156,7 +155,7 @@ func (o *Object) Raw(k string, raw json.RawMessage) {
 	o.b = appendCompact(o.b, raw)
 }
 
-func appendIdentity(b []byte, id procid.Identity) []byte {
+func appendIdentity(b []byte, id Identity) []byte {
 	raw, _ := id.MarshalJSON() // never fails
 	return append(b, raw...)
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // The test binary doubles as every helper process: with LCWRAP_JOURNAL_HELPER
@@ -94,7 +93,7 @@ var helpers = map[string]func(args []string) int{
 
 func hold(path string, foreign bool) int {
 	{
-		l := &locker{dir: path + ".lock", stale: time.Hour, table: procid.System, noKernel: foreign, noRename: foreign}
+		l := &locker{dir: path + ".lock", stale: time.Hour, table: event.System, noKernel: foreign, noRename: foreign}
 		tok, err := l.acquire(10 * time.Second)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

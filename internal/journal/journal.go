@@ -18,7 +18,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/linereader"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // FsyncMode says when appends are flushed to stable storage.
@@ -189,7 +188,7 @@ func Open(path string, opts Options) (*Journal, error) {
 	j := &Journal{
 		path: abs,
 		opts: opts,
-		lock: &locker{dir: abs + ".lock", stale: opts.StaleAfter, table: procid.System},
+		lock: &locker{dir: abs + ".lock", stale: opts.StaleAfter, table: event.System},
 		ckpt: abs + ".checkpoint",
 		refs: 1,
 		f:    f,

@@ -16,7 +16,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/linereader"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 func fixture(t testing.TB, name string) []byte {
@@ -807,7 +806,7 @@ func BenchmarkLock(b *testing.B) {
 		mkdir bool
 	}{{"dir-rename", false}, {"dir-mkdir", true}} {
 		b.Run(mode.name, func(b *testing.B) {
-			l := &locker{dir: filepath.Join(b.TempDir(), "j.lock"), stale: time.Minute, table: procid.System, noRename: mode.mkdir}
+			l := &locker{dir: filepath.Join(b.TempDir(), "j.lock"), stale: time.Minute, table: event.System, noRename: mode.mkdir}
 			defer l.close()
 			for i := 0; i < b.N; i++ {
 				tok, err := l.acquire(time.Second)

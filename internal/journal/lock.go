@@ -20,7 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // ownerFile is the owner record inside the lock directory.
@@ -51,11 +50,11 @@ type owner struct {
 	CreatedAt int64  `json:"createdAt"`
 	StartTime uint64 `json:"startTime,omitempty"`
 	// StartClock is StartTime's unit (omitted: clock ticks).
-	StartClock procid.Clock `json:"startClock,omitempty"`
-	BootID     string       `json:"bootId,omitempty"`
-	Host       string       `json:"host,omitempty"`
-	PIDNS      string       `json:"pidNs,omitempty"`
-	Protocol   string       `json:"protocol,omitempty"`
+	StartClock event.Clock `json:"startClock,omitempty"`
+	BootID     string      `json:"bootId,omitempty"`
+	Host       string      `json:"host,omitempty"`
+	PIDNS      string      `json:"pidNs,omitempty"`
+	Protocol   string      `json:"protocol,omitempty"`
 }
 
 func (o owner) String() string {
@@ -104,17 +103,17 @@ func (o owner) lcwrapOwner() bool { return o.Protocol == Protocol }
 
 var (
 	selfOnce sync.Once
-	self     procid.Identity
+	self     event.Identity
 	selfNS   string
 )
 
 // selfIdentity is this process's identity; only the pid when /proc cannot
 // tell more.
-func selfIdentity() (procid.Identity, string) {
+func selfIdentity() (event.Identity, string) {
 	selfOnce.Do(func() {
-		id, err := procid.Self()
+		id, err := event.SelfIdentity()
 		if err != nil {
-			id = procid.Identity{PID: os.Getpid(), Host: procid.Host(), BootID: procid.BootID()}
+			id = event.Identity{PID: os.Getpid(), Host: event.Host(), BootID: event.BootID()}
 		}
 		self = id
 		selfNS = pidNamespace()
@@ -148,7 +147,7 @@ func pidNamespace() string {
 type locker struct {
 	dir   string
 	stale time.Duration
-	table procid.Table // the process table that judges owners (tests replace it)
+	table event.ProcTable // the process table that judges owners (tests replace it)
 
 	noRename bool // renameat2 unsupported here: use mkdir
 	// noKernel behaves like a writer from before the kernel lock (tests
@@ -660,9 +659,9 @@ func (l *locker) judge(dir string, fi fs.FileInfo) judgement {
 	}
 	v := l.check(o)
 	switch {
-	case v.Status == procid.Alive:
+	case v.Status == event.Alive:
 		j.why = fmt.Sprintf("its owner is alive (%s); a live owner's lock is never reclaimed, however old: it is held until that process releases it or exits", v.Reason)
-	case v.Status != procid.Gone:
+	case v.Status != event.Gone:
 		j.why = "its owner is not provably dead (" + v.Status.String() + ": " + v.Reason + "); such a lock is never reclaimed"
 	case young:
 		j.why = fmt.Sprintf("its owner is dead, but the lock is %v old, younger than the stale age (%v); it is reclaimed once older", age.Round(time.Millisecond), l.stale)
@@ -672,11 +671,11 @@ func (l *locker) judge(dir string, fi fs.FileInfo) judgement {
 
 // check judges an owner's process; a pid recorded in another PID namespace
 // is never judged gone (it names another process here).
-func (l *locker) check(o owner) procid.Verdict {
+func (l *locker) check(o owner) event.Verdict {
 	if _, ns := selfIdentity(); o.PIDNS != "" && o.PIDNS != ns {
-		return procid.Verdict{Status: procid.Unknown, Reason: "its pid belongs to another PID namespace (" + o.PIDNS + "), which this process cannot inspect"}
+		return event.Verdict{Status: event.ProcUnknown, Reason: "its pid belongs to another PID namespace (" + o.PIDNS + "), which this process cannot inspect"}
 	}
-	return procid.Check(l.table, procid.Identity{PID: o.PID, StartTime: o.StartTime, Clock: o.StartClock, BootID: o.BootID, Host: o.Host})
+	return event.CheckIdentity(l.table, event.Identity{PID: o.PID, StartTime: o.StartTime, Clock: o.StartClock, BootID: o.BootID, Host: o.Host})
 }
 
 // lockAge is the age of a lock: the younger of its directory's mtime and

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // Eight processes append 1000 events each, one per Append: every line is
@@ -268,7 +267,7 @@ func deadPID(t *testing.T) int {
 
 // Who may be robbed, judged on owner records planted in an old lock.
 func TestReclaimJudgement(t *testing.T) {
-	me, err := procid.Self()
+	me, err := event.SelfIdentity()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +297,7 @@ func TestReclaimJudgement(t *testing.T) {
 					writeOwnerFile(t, lock, *c.owner)
 				}
 				backdate(t, lock)
-				l := &locker{dir: lock, stale: time.Minute, table: procid.System, noRename: mkdir}
+				l := &locker{dir: lock, stale: time.Minute, table: event.System, noRename: mkdir}
 				defer l.close()
 				tok, err := l.acquire(150 * time.Millisecond)
 				if c.reclaim {
@@ -328,7 +327,7 @@ func TestReclaimJudgement(t *testing.T) {
 func TestYoungLockWithoutOwnerIsKept(t *testing.T) {
 	path := tempJournal(t)
 	os.MkdirAll(path+".lock", 0o700)
-	l := &locker{dir: path + ".lock", stale: time.Minute, table: procid.System}
+	l := &locker{dir: path + ".lock", stale: time.Minute, table: event.System}
 	if _, err := l.acquire(100 * time.Millisecond); !errors.Is(err, ErrLockTimeout) {
 		t.Fatalf("got %v", err)
 	}
@@ -342,7 +341,7 @@ func TestReleaseWithAnotherTokenRemovesNothing(t *testing.T) {
 	path := tempJournal(t)
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	for _, mkdir := range []bool{false, true} {
-		l := &locker{dir: path + ".lock", stale: time.Minute, table: procid.System, noRename: mkdir}
+		l := &locker{dir: path + ".lock", stale: time.Minute, table: event.System, noRename: mkdir}
 		tok, err := l.acquire(time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -366,7 +365,7 @@ func TestReleaseWithAnotherTokenRemovesNothing(t *testing.T) {
 func TestOwnerRecordFormat(t *testing.T) {
 	path := tempJournal(t)
 	os.MkdirAll(filepath.Dir(path), 0o700)
-	l := &locker{dir: path + ".lock", stale: time.Minute, table: procid.System}
+	l := &locker{dir: path + ".lock", stale: time.Minute, table: event.System}
 	tok, err := l.acquire(time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -386,8 +385,8 @@ func TestOwnerRecordFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	me, _ := procid.Self()
-	if o.PID != os.Getpid() || o.Token != tok || o.StartTime != me.StartTime || o.Host != procid.Host() {
+	me, _ := event.SelfIdentity()
+	if o.PID != os.Getpid() || o.Token != tok || o.StartTime != me.StartTime || o.Host != event.Host() {
 		t.Fatalf("owner %+v", o)
 	}
 	if d := time.Since(time.UnixMilli(o.CreatedAt)); d < 0 || d > time.Minute {
@@ -423,7 +422,7 @@ func TestAppendNextAcrossProcesses(t *testing.T) {
 // Prepared lock directories left by dead writers are removed by the next
 // writer; a live writer's is kept.
 func TestSpareDirectoriesOfDeadWritersSwept(t *testing.T) {
-	me, err := procid.Self()
+	me, err := event.SelfIdentity()
 	if err != nil {
 		t.Fatal(err)
 	}

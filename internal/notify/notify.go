@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -113,7 +112,7 @@ func validKey(k string) bool {
 // parsed. data is what was read of it, size its real length. A rejected
 // datagram's descriptors are closed at once and nothing of its content is
 // kept.
-func Judge(t procid.Table, root, pid, size int, data []byte, fds []int) Msg {
+func Judge(t event.ProcTable, root, pid, size int, data []byte, fds []int) Msg {
 	m := Msg{PID: pid, Size: size, FDs: fds}
 	if err := InTree(t, pid, root); err != nil {
 		CloseFDs(fds)
@@ -137,7 +136,7 @@ func Judge(t procid.Table, root, pid, size int, data []byte, fds []int) Msg {
 // InTree returns nil when pid is root or a descendant of root (its chain
 // of parent pids in t reaches root), and otherwise an error saying why
 // the sender does not qualify or cannot be checked.
-func InTree(t procid.Table, pid, root int) error {
+func InTree(t event.ProcTable, pid, root int) error {
 	if pid <= 0 {
 		return errors.New("the sender's pid is not visible (no credentials, or another pid namespace)")
 	}
@@ -150,7 +149,7 @@ func InTree(t procid.Table, pid, root int) error {
 			break
 		}
 		info, err := t.Stat(p)
-		if errors.Is(err, procid.ErrNoProcess) && p == pid {
+		if errors.Is(err, event.ErrNoProcess) && p == pid {
 			return fmt.Errorf("the sender (pid %d) has exited: whether it belonged to the child's process tree cannot be checked", pid)
 		}
 		if err != nil {

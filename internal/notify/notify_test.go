@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 func TestParseNotify(t *testing.T) {
@@ -76,7 +76,7 @@ func FuzzParseNotify(f *testing.F) {
 		}
 		// Whatever it is, a diagnostic's excerpt of it is bounded, valid
 		// and redacted.
-		m := Judge(&procid.FakeTable{}, 7, 7, len(b), b, nil)
+		m := Judge(&event.FakeProcTable{}, 7, 7, len(b), b, nil)
 		if len([]rune(m.Excerpt)) > MaxExcerpt || !utf8.ValidString(m.Excerpt) || (m.Problem == "") != (err == nil) {
 			t.Fatalf("judged %+v", m)
 		}
@@ -85,10 +85,10 @@ func FuzzParseNotify(f *testing.F) {
 
 func TestInTree(t *testing.T) {
 	// 1 ← 10 (lcwrap) ← 20 (child) ← 30 ← 40; 10 ← 50 (a sibling).
-	tbl := &procid.FakeTable{Procs: map[int]procid.Info{
+	tbl := &event.FakeProcTable{Procs: map[int]event.ProcInfo{
 		10: {PID: 10, PPID: 1}, 20: {PID: 20, PPID: 10}, 30: {PID: 30, PPID: 20},
 		40: {PID: 40, PPID: 30}, 50: {PID: 50, PPID: 10}, 60: {PID: 60, PPID: 60},
-	}, Fallback: &procid.FakeTable{}}
+	}, Fallback: &event.FakeProcTable{}}
 	for _, tc := range []struct {
 		pid  int
 		want string // "" for accepted, else a piece of the reason

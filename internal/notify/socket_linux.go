@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // Socket is the NOTIFY_SOCKET lcwrap makes for the child: a unix datagram
@@ -142,5 +142,5 @@ func receive(fd, root int, buf, oob []byte) (Msg, error) {
 			pid = int(cred.Pid)
 		}
 	}
-	return Judge(procid.System, root, pid, size, buf[:min(size, len(buf))], fds), nil
+	return Judge(event.System, root, pid, size, buf[:min(size, len(buf))], fds), nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // CancelSource is the source of the events `lcwrap cancel` records. Each
@@ -59,7 +58,7 @@ func (e *AuthorityError) Unwrap() error { return e.Err }
 type Authority struct {
 	target
 	State   event.State
-	Wrapper procid.Identity
+	Wrapper event.Identity
 }
 
 // CancelAuthority decides, from what the tracker has read (call Refresh
@@ -79,10 +78,10 @@ type Authority struct {
 //
 // Every refusal is an *AuthorityError. Otherwise it returns the Authority
 // and nil.
-func (t *Tracker) CancelAuthority(childID string, table procid.Table) (Authority, error) {
+func (t *Tracker) CancelAuthority(childID string, table event.ProcTable) (Authority, error) {
 	var a Authority
 	var found bool
-	var wrapper *procid.Identity
+	var wrapper *event.Identity
 	t.with(func(p *Projection) {
 		c := p.children[childID]
 		if found = c != nil; found {
@@ -106,16 +105,16 @@ func (t *Tracker) CancelAuthority(childID string, table procid.Table) (Authority
 		return refuse(ErrNoAuthority, "no wrapper identity was recorded for it, so none can be verified")
 	case wrapper.Host == "":
 		return refuse(ErrNoAuthority, "its wrapper's host was not recorded, so it cannot be verified from here")
-	case wrapper.Host != procid.Host():
-		return refuse(ErrNoAuthority, "its wrapper runs on host %s, this is %s: no authority from here", wrapper.Host, procid.Host())
+	case wrapper.Host != event.Host():
+		return refuse(ErrNoAuthority, "its wrapper runs on host %s, this is %s: no authority from here", wrapper.Host, event.Host())
 	case wrapper.StartTime == 0:
 		return refuse(ErrNoAuthority, "its wrapper's start time was not recorded, so a reused pid cannot be ruled out")
 	}
 	a.Wrapper = *wrapper
-	switch v := procid.Check(table, a.Wrapper); v.Status {
-	case procid.Gone:
+	switch v := event.CheckIdentity(table, a.Wrapper); v.Status {
+	case event.Gone:
 		return refuse(ErrWrapperGone, "its wrapper is gone (pid %d: %s)", a.Wrapper.PID, v.Reason)
-	case procid.Unknown:
+	case event.ProcUnknown:
 		return refuse(ErrNoAuthority, "its wrapper (pid %d) cannot be verified: %s", a.Wrapper.PID, v.Reason)
 	}
 	if a.State == event.StateCreated {
@@ -142,7 +141,7 @@ func NewCancelRecorder(t *Tracker, opts journal.Options, now func() time.Time, a
 // wrapper verified and the signal about to be sent. Outcomes: nil once it
 // is in the journal; a *journal.BlockedError or another open or append
 // error (then nothing may be sent).
-func (r *CancelRecorder) Requested(reason string, by procid.Identity, signal string) error {
+func (r *CancelRecorder) Requested(reason string, by event.Identity, signal string) error {
 	d := event.CancelRequested{Request: "cancel", RequestedBy: by, Wrapper: r.a.Wrapper, Signal: signal, Reason: reason}
 	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: event.KindDiagnostic, Details: d}}})
 }

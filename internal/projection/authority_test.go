@@ -9,22 +9,23 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // permissionTable cannot inspect any pid.
 type permissionTable struct{}
 
-func (permissionTable) Stat(int) (procid.Info, error) { return procid.Info{}, procid.ErrPermission }
+func (permissionTable) Stat(int) (event.ProcInfo, error) {
+	return event.ProcInfo{}, event.ErrPermission
+}
 
 // Cancel authority fails closed, each refusal with its own sentinel, and
 // is granted only for a started launched child whose wrapper is verified
 // alive on this host.
 func TestCancelAuthority(t *testing.T) {
 	wrapper := localIdentity(4242, 77)
-	noHost := procid.Identity{PID: 4242, StartTime: 77}
+	noHost := event.Identity{PID: 4242, StartTime: 77}
 	noStart := localIdentity(4242, 0)
-	remote := procid.Identity{PID: 4242, StartTime: 77, Host: "elsewhere.example"}
+	remote := event.Identity{PID: 4242, StartTime: 77, Host: "elsewhere.example"}
 	hook := ev("hook", 1, event.KindCreated, created)
 	hook.Capabilities = event.External().Set
 	var events []event.Event
@@ -41,15 +42,15 @@ func TestCancelAuthority(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	alive := &procid.FakeTable{}
-	alive.Set(4242, procid.Info{StartTime: 77, State: 'S'})
-	recycled := &procid.FakeTable{}
-	recycled.Set(4242, procid.Info{StartTime: 78, State: 'S'})
-	zombie := &procid.FakeTable{}
-	zombie.Set(4242, procid.Info{StartTime: 77, State: 'Z'})
+	alive := &event.FakeProcTable{}
+	alive.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
+	recycled := &event.FakeProcTable{}
+	recycled.Set(4242, event.ProcInfo{StartTime: 78, State: 'S'})
+	zombie := &event.FakeProcTable{}
+	zombie.Set(4242, event.ProcInfo{StartTime: 77, State: 'Z'})
 	cases := []struct {
 		child string
-		table procid.Table
+		table event.ProcTable
 		want  error
 		state event.State
 		says  string
@@ -61,7 +62,7 @@ func TestCancelAuthority(t *testing.T) {
 		{"remote", alive, ErrNoAuthority, running, "runs on host elsewhere.example"},
 		{"nohost", alive, ErrNoAuthority, running, "host was not recorded"},
 		{"nostart", alive, ErrNoAuthority, running, "start time was not recorded"},
-		{"run", &procid.FakeTable{}, ErrWrapperGone, running, "no process has that pid"},
+		{"run", &event.FakeProcTable{}, ErrWrapperGone, running, "no process has that pid"},
 		{"run", recycled, ErrWrapperGone, running, "start time differs"},
 		{"run", zombie, ErrWrapperGone, running, "zombie"},
 		{"run", permissionTable{}, ErrNoAuthority, running, "cannot be verified"},
@@ -96,8 +97,8 @@ func TestCancelRecorderAndWait(t *testing.T) {
 	if err := tr.Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	alive := &procid.FakeTable{}
-	alive.Set(4242, procid.Info{StartTime: 77, State: 'S'})
+	alive := &event.FakeProcTable{}
+	alive.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
 	a, err := tr.CancelAuthority("run", alive)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package projection
 
 import (
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // facts are the parts of event details (docs/events.md) the projection
@@ -14,11 +13,11 @@ import (
 type facts struct {
 	Command             []string // nil when unknown
 	HeartbeatIntervalMs int64
-	Wrapper             *procid.Identity
-	Process             *procid.Identity // an adopted process's (flat in its created details)
+	Wrapper             *event.Identity
+	Process             *event.Identity // an adopted process's (flat in its created details)
 	Observation         string
 
-	Child        *procid.Identity
+	Child        *event.Identity
 	Exit         *event.Exit
 	ChildProcess *ProcessCheck
 	Omission     *OmissionRecord

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // What a loss check looked at.
@@ -38,14 +37,14 @@ type Finding struct {
 }
 
 // Gone reports whether the check proved the lifecycle source gone.
-func (f *Finding) Gone() bool { return f.Check.Status == procid.Gone.String() }
+func (f *Finding) Gone() bool { return f.Check.Status == event.Gone.String() }
 
 // candidate is a stale child with what is needed to check it, copied out
 // of the projection so the checks run without its lock.
 type candidate struct {
 	f         Finding
-	id        *procid.Identity
-	childProc *procid.Identity
+	id        *event.Identity
+	childProc *event.Identity
 }
 
 // lostCandidates lists, by id, the non-terminal children whose lifecycle
@@ -89,10 +88,10 @@ func (c *child) candidate(staleReason string) candidate {
 }
 
 // check runs the identity checks of one candidate against t.
-func (cd candidate) check(t procid.Table) Finding {
+func (cd candidate) check(t event.ProcTable) Finding {
 	f := cd.f
 	if cd.id == nil {
-		f.Check = ProcessCheck{Status: procid.Unknown.String(), Reason: "no wrapper or process identity was recorded: nothing to check"}
+		f.Check = ProcessCheck{Status: event.ProcUnknown.String(), Reason: "no wrapper or process identity was recorded: nothing to check"}
 		return f
 	}
 	f.Check = processCheck(t, *cd.id)
@@ -107,8 +106,8 @@ func (cd candidate) check(t procid.Table) Finding {
 	return f
 }
 
-func processCheck(t procid.Table, id procid.Identity) ProcessCheck {
-	v := procid.Check(t, id)
+func processCheck(t event.ProcTable, id event.Identity) ProcessCheck {
+	v := event.CheckIdentity(t, id)
 	return ProcessCheck{Identity: id, Status: v.Status.String(), Reason: v.Reason}
 }
 

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // Result says what Apply did with one event.
@@ -89,11 +88,11 @@ type child struct {
 	firstAt     int64  // observedAt of created, else of the first event seen
 	command     []string
 	intervalMs  int64
-	wrapper     *procid.Identity // launched: the lcwrap process
-	process     *procid.Identity // adopted: the observed process
-	observed    bool             // a PID-only child: presence, never state
-	childProc   *procid.Identity // launched: the started process
-	childStatus *ProcessCheck    // from a lost event: was the child's process still there
+	wrapper     *event.Identity // launched: the lcwrap process
+	process     *event.Identity // adopted: the observed process
+	observed    bool            // a PID-only child: presence, never state
+	childProc   *event.Identity // launched: the started process
+	childStatus *ProcessCheck   // from a lost event: was the child's process still there
 
 	activity    string
 	activityKey order

@@ -11,7 +11,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // ReconcileSource is the source of every event a Reconciler appends. Each
@@ -26,7 +25,7 @@ const ReconcileSource = "lcwrap-reconcile"
 // they share one run and its result.
 type Reconciler struct {
 	*writer
-	table procid.Table
+	table event.ProcTable
 
 	group   singleflight.Group
 	callers atomic.Int32 // calls joined to the group and not returned
@@ -34,7 +33,7 @@ type Reconciler struct {
 
 // NewReconciler reconciles the journal t tracks, appending with opts,
 // checking identities in table, at the times now returns.
-func NewReconciler(t *Tracker, opts journal.Options, table procid.Table, now func() time.Time) *Reconciler {
+func NewReconciler(t *Tracker, opts journal.Options, table event.ProcTable, now func() time.Time) *Reconciler {
 	return &Reconciler{writer: newWriter(t, opts, now, ReconcileSource), table: table}
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // clock is a settable test clock.
@@ -31,13 +30,13 @@ func (c *clock) set(t time.Time) {
 	c.mu.Unlock()
 }
 
-func localIdentity(pid int, start uint64) procid.Identity {
-	return procid.Identity{PID: pid, StartTime: start, BootID: procid.BootID(), Host: procid.Host()}
+func localIdentity(pid int, start uint64) event.Identity {
+	return event.Identity{PID: pid, StartTime: start, BootID: event.BootID(), Host: event.Host()}
 }
 
 // launched is what `lcwrap run` writes for a child up to running, plus one
 // heartbeat at t0+3s: wrapper identity in created, the child's in starting.
-func launched(id string, wrapper procid.Identity, childPID int, intervalMs int64) []event.Event {
+func launched(id string, wrapper event.Identity, childPID int, intervalMs int64) []event.Event {
 	return []event.Event{
 		withDetails(ev(id, 1, event.KindCreated, created), map[string]any{
 			"command": []string{"make", "test", "--token", "hunter2"}, "heartbeatIntervalMs": intervalMs, "wrapper": wrapper, "profile": "launched"}),
@@ -71,14 +70,14 @@ func lostEvents(t *testing.T, path string) []event.Event {
 // reconciliation, never for a live wrapper, never from another host.
 func TestStaleBeforeLost(t *testing.T) {
 	wrapper := localIdentity(4242, 77)
-	far := procid.Identity{PID: 4343, StartTime: 88, Host: "elsewhere.example"}
+	far := event.Identity{PID: 4343, StartTime: 88, Host: "elsewhere.example"}
 	events := launched("build", wrapper, 4250, 1000)
 	events = append(events, launched("remote", far, 4350, 1000)...)
 	path := writeJournal(t, events...)
 
-	table := &procid.FakeTable{}
-	table.Set(4242, procid.Info{StartTime: 77, State: 'S'})
-	table.Set(4250, procid.Info{StartTime: 500, State: 'S'})
+	table := &event.FakeProcTable{}
+	table.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
+	table.Set(4250, event.ProcInfo{StartTime: 500, State: 'S'})
 	clk := &clock{t: t0.Add(4 * time.Second)} // 1s after the last heartbeat
 	tr := NewTracker(path)
 	r := NewReconciler(tr, journal.Options{}, table, clk.now)
@@ -93,7 +92,7 @@ func TestStaleBeforeLost(t *testing.T) {
 	}
 
 	// Past the deadline (3 × 1s) with the wrapper alive: stale, not lost.
-	table.Set(4242, procid.Info{StartTime: 77, State: 'S'})
+	table.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
 	clk.set(t0.Add(7500 * time.Millisecond))
 	fs, err = refreshLost(tr, r)
 	if err != nil || len(fs) != 2 {
@@ -114,7 +113,7 @@ func TestStaleBeforeLost(t *testing.T) {
 	}
 
 	// The pid now belongs to another process: gone. Lost, once.
-	table.Set(4242, procid.Info{StartTime: 999, State: 'S'})
+	table.Set(4242, event.ProcInfo{StartTime: 999, State: 'S'})
 	fs, err = refreshLost(tr, r)
 	if err != nil || !fs[0].Appended || fs[1].Appended {
 		t.Fatalf("gone wrapper: %+v, %v", fs, err)
@@ -161,7 +160,7 @@ func TestAbsurdIntervalNeverStale(t *testing.T) {
 }
 
 // adoptedCreated is what `lcwrap adopt` writes first for process proc.
-func adoptedCreated(id string, proc procid.Identity) event.Event {
+func adoptedCreated(id string, proc event.Identity) event.Event {
 	e := withDetails(ev(id, 1, event.KindCreated, created), map[string]any{
 		"pid": proc.PID, "startTime": proc.StartTime, "bootId": proc.BootID, "host": proc.Host,
 		"command": "unknown", "observation": "process-presence"})
@@ -176,10 +175,10 @@ func adoptedCreated(id string, proc procid.Identity) event.Event {
 // it is alive or cannot be checked.
 func TestLostAdopted(t *testing.T) {
 	proc := localIdentity(5151, 42)
-	far := procid.Identity{PID: 5252, StartTime: 43, Host: "elsewhere.example"}
+	far := event.Identity{PID: 5252, StartTime: 43, Host: "elsewhere.example"}
 	path := writeJournal(t, adoptedCreated("seen", proc), adoptedCreated("remote", far))
-	table := &procid.FakeTable{}
-	table.Set(5151, procid.Info{StartTime: 42, State: 'S'})
+	table := &event.FakeProcTable{}
+	table.Set(5151, event.ProcInfo{StartTime: 42, State: 'S'})
 	clk := &clock{t: t0.Add(time.Hour)}
 	tr := NewTracker(path)
 	r := NewReconciler(tr, journal.Options{}, table, clk.now)
@@ -198,7 +197,7 @@ func TestLostAdopted(t *testing.T) {
 
 	// The process is gone (its pid now names another process): lost, not
 	// stale, exit status unknown.
-	table.Set(5151, procid.Info{StartTime: 99, State: 'S'})
+	table.Set(5151, event.ProcInfo{StartTime: 99, State: 'S'})
 	fs, err = refreshLost(tr, r)
 	if err != nil || len(fs) != 1 || fs[0].ChildID != "seen" || fs[0].Checked != CheckedProcess || !fs[0].Appended || fs[0].StaleReason != "" || fs[0].ChildProcess != nil {
 		t.Fatalf("gone adopted process: %+v, %v", fs, err)
@@ -278,14 +277,14 @@ type blockingTable struct {
 	calls   atomic.Int32
 }
 
-func (b *blockingTable) Stat(int) (procid.Info, error) {
+func (b *blockingTable) Stat(int) (event.ProcInfo, error) {
 	b.calls.Add(1)
 	select {
 	case b.entered <- struct{}{}:
 	default:
 	}
 	<-b.release
-	return procid.Info{}, procid.ErrNoProcess
+	return event.ProcInfo{}, event.ErrNoProcess
 }
 
 // Overlapping reconcile requests in one process share one run.
@@ -359,7 +358,7 @@ func TestSnapshotCorrects(t *testing.T) {
 	path := writeJournal(t, events...)
 	tr := NewTracker(path)
 	clk := &clock{t: t0.Add(5 * time.Second)}
-	r := NewReconciler(tr, journal.Options{}, &procid.FakeTable{}, clk.now)
+	r := NewReconciler(tr, journal.Options{}, &event.FakeProcTable{}, clk.now)
 	s := snapshot("snap-1", event.Coverage{All: true}, kid("a", waiting), kid("done", running), kid("stranger", running))
 	plan, err := r.Snapshot(context.Background(), s, DefaultGrace)
 	if err != nil {
@@ -413,7 +412,7 @@ func TestSnapshotOmission(t *testing.T) {
 	clk := &clock{t: t0.Add(time.Hour)}
 	fresh := func() (*Tracker, *Reconciler) { // a new lcwrap process
 		tr := NewTracker(path)
-		return tr, NewReconciler(tr, journal.Options{}, &procid.FakeTable{}, clk.now)
+		return tr, NewReconciler(tr, journal.Options{}, &event.FakeProcTable{}, clk.now)
 	}
 	ctx := context.Background()
 	_, r := fresh()
@@ -488,7 +487,7 @@ func TestBlockedJournal(t *testing.T) {
 	if v := view(t, tr.p, "build", t0); stateOf(v) != running {
 		t.Fatalf("valid prefix: %+v", v)
 	}
-	r := NewReconciler(tr, journal.Options{}, &procid.FakeTable{}, func() time.Time { return t0.Add(time.Hour) })
+	r := NewReconciler(tr, journal.Options{}, &event.FakeProcTable{}, func() time.Time { return t0.Add(time.Hour) })
 	if _, err := refreshLost(tr, r); !errors.Is(err, journal.ErrBlocked) {
 		t.Fatalf("reconciling a blocked journal: %v", err)
 	}

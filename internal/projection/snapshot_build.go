@@ -8,7 +8,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // SnapshotSource is the source of the snapshots `lcwrap snapshot` builds.
@@ -42,7 +41,7 @@ type snapshotItem struct {
 // A terminal child is covered as it is: terminal states are final. A
 // non-terminal one is covered only when its lifecycle source's recorded
 // identity (the wrapper of a launched child, the process of an adopted
-// one) gets a definite answer from procid.Check in table: alive keeps its
+// one) gets a definite answer from event.CheckIdentity in table: alive keeps its
 // projected state, gone makes it lost. Everything else is uncovered and
 // listed with the reason: another host, no start time or no identity
 // recorded, a pid that cannot be inspected, a state not known or possibly
@@ -52,7 +51,7 @@ type snapshotItem struct {
 // (past its bad line may be children no one has read); otherwise
 // complete: false and coverage lists exactly the children it lists.
 // Details are redacted.
-func (t *Tracker) BuildSnapshot(table procid.Table, now time.Time, reason string) (event.Snapshot, []Uncovered) {
+func (t *Tracker) BuildSnapshot(table event.ProcTable, now time.Time, reason string) (event.Snapshot, []Uncovered) {
 	var items []snapshotItem
 	var blockedAt int64 // the journal's bad line; 0 when it is clean
 	t.with(func(p *Projection) {
@@ -96,7 +95,7 @@ func (t *Tracker) BuildSnapshot(table procid.Table, now time.Time, reason string
 
 // check decides one child's entry: its state and details, or why it
 // cannot be covered.
-func (it snapshotItem) check(table procid.Table, blockedAt int64) (event.SnapshotChild, string) {
+func (it snapshotItem) check(table event.ProcTable, blockedAt int64) (event.SnapshotChild, string) {
 	var d event.SnapshotDetails
 	if it.source != nil {
 		d.LifecycleSource = &event.LifecycleSource{Source: it.source.source, SourceEpoch: it.source.epoch}
@@ -116,7 +115,7 @@ func (it snapshotItem) check(table procid.Table, blockedAt int64) (event.Snapsho
 	d.Checked, d.Identity, d.Result, d.Reason = f.Checked, &f.Check.Identity, f.Check.Status, f.Check.Reason
 	d.ChildProcess = f.ChildProcess
 	switch {
-	case f.Check.Status == procid.Alive.String():
+	case f.Check.Status == event.Alive.String():
 		return event.SnapshotChild{State: it.state, Details: details(d)}, ""
 	case f.Gone():
 		return event.SnapshotChild{State: event.StateLost, Details: details(d)}, ""

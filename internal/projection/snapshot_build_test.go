@@ -10,13 +10,12 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // snapshotOf builds a snapshot of path's journal and checks that it is
 // well formed in the contract's shape (it survives a round trip through
 // event.ParseSnapshot unchanged).
-func snapshotOf(t *testing.T, path string, table procid.Table) (event.Snapshot, []Uncovered) {
+func snapshotOf(t *testing.T, path string, table event.ProcTable) (event.Snapshot, []Uncovered) {
 	t.Helper()
 	tr := NewTracker(path)
 	_ = tr.Refresh() // a blocked journal is part of some tests
@@ -59,10 +58,10 @@ func TestBuildSnapshotCoverage(t *testing.T) {
 	events = append(events, ev("done", 5, event.KindTerminal, completed))
 	events = append(events, adoptedCreated("seen", localIdentity(5151, 42)), adoptedCreated("vanished", localIdentity(5252, 42)))
 	path := writeJournal(t, events...)
-	table := &procid.FakeTable{}
-	table.Set(4242, procid.Info{StartTime: 77, State: 'S'})
-	table.Set(4343, procid.Info{StartTime: 99, State: 'S'}) // the pid was recycled
-	table.Set(5151, procid.Info{StartTime: 42, State: 'S'})
+	table := &event.FakeProcTable{}
+	table.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
+	table.Set(4343, event.ProcInfo{StartTime: 99, State: 'S'}) // the pid was recycled
+	table.Set(5151, event.ProcInfo{StartTime: 42, State: 'S'})
 
 	s, unc := snapshotOf(t, path, table)
 	want := map[string]event.State{"alive": running, "gone": lost, "done": completed, "seen": created, "vanished": lost}
@@ -102,7 +101,7 @@ func TestBuildSnapshotCoverage(t *testing.T) {
 	// Children it cannot check: another host, no identity, no state yet, a
 	// gap. Incomplete; coverage lists exactly the children listed.
 	hook := ev("hook", 1, event.KindCreated, created) // no identity recorded
-	remote := launched("remote", procid.Identity{PID: 1, StartTime: 1, Host: "elsewhere.example"}, 2, 1000)
+	remote := launched("remote", event.Identity{PID: 1, StartTime: 1, Host: "elsewhere.example"}, 2, 1000)
 	midway := ev("midway", 7, event.KindStateChanged, running) // its created event was never seen
 	gap := launched("gap", aliveW, 4250, 1000)
 	gap = append(gap[:2], gap[3:]...) // sequence 3 is missing
@@ -161,9 +160,9 @@ func TestBuildSnapshotRoundTrip(t *testing.T) {
 	events = append(events, ev("done", 5, event.KindTerminal, completed))
 	events = append(events, adoptedCreated("seen", localIdentity(5151, 42)))
 	path := writeJournal(t, events...)
-	table := &procid.FakeTable{}
-	table.Set(4242, procid.Info{StartTime: 77, State: 'S'})
-	table.Set(5151, procid.Info{StartTime: 42, State: 'S'})
+	table := &event.FakeProcTable{}
+	table.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
+	table.Set(5151, event.ProcInfo{StartTime: 42, State: 'S'})
 	s, _ := snapshotOf(t, path, table)
 	if !s.Complete {
 		t.Fatalf("not complete: %+v", s)

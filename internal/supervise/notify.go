@@ -9,7 +9,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
@@ -71,7 +70,7 @@ func (c *Config) heartbeatInterval() time.Duration {
 type notifier struct {
 	sock       *notify.Socket
 	msgs       <-chan notify.Msg // nil once the reader has stopped
-	child      *procid.Identity  // the child's {pid, startTime}
+	child      *event.Identity   // the child's {pid, startTime}
 	readyTimer *time.Timer
 
 	statusAt    time.Time   // when the last STATUS activity was written
@@ -83,7 +82,7 @@ type notifier struct {
 }
 
 // listen starts reading the notify socket for the child just started.
-func (s *supervisor) listen(child *procid.Identity) {
+func (s *supervisor) listen(child *event.Identity) {
 	n := s.notify
 	if n == nil {
 		return

@@ -20,7 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // These tests run Run in a helper process (an lcwrap stand-in, see
@@ -187,7 +186,7 @@ func TestCtrlZStopsTheJobAndContinues(t *testing.T) {
 	p.write("\x1a")
 	pid := p.cmd.Process.Pid
 	waitUntil(t, "the supervisor to stop itself", func() bool {
-		info, err := procid.System.Stat(pid)
+		info, err := event.System.Stat(pid)
 		return err == nil && info.State == 'T'
 	})
 	// It took the terminal back before stopping (it leads its session).
@@ -233,7 +232,7 @@ func children(pid int) (zombies int, err error) {
 		if _, err := fmt.Sscan(e.Name(), &n); err != nil {
 			continue
 		}
-		if info, err := procid.System.Stat(n); err == nil && info.PPID == pid && info.Zombie() {
+		if info, err := event.System.Stat(n); err == nil && info.PPID == pid && info.Zombie() {
 			zombies++
 		}
 	}

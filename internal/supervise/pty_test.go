@@ -23,7 +23,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 func init() {
@@ -466,7 +465,7 @@ func TestPTYCtrlZStopsTheJobWithItsTerminalRestored(t *testing.T) {
 	o.write("\x1a")
 	pid := o.cmd.Process.Pid
 	waitUntil(t, "the supervisor to stop itself", func() bool {
-		info, err := procid.System.Stat(pid)
+		info, err := event.System.Stat(pid)
 		return err == nil && info.State == 'T'
 	})
 	if stopped := o.termios(); stopped != before {

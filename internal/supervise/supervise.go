@@ -16,7 +16,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/redact"
 	"github.com/lcwrap/lcwrap/internal/stream"
 )
@@ -148,7 +147,7 @@ type Config struct {
 	// OnStarted, when set, is called once per attempt with the started
 	// child's identity, right after its starting event (on Run's
 	// goroutine: it must return promptly).
-	OnStarted func(child procid.Identity)
+	OnStarted func(child event.Identity)
 	// BeforeTerminal, when set, is called once per attempt after the
 	// child ended and its output was drained, just before the terminal
 	// event: it may add its own members to the details (a typed field of
@@ -280,7 +279,7 @@ func (s *supervisor) run() Result {
 	silent := s.rec.child.Silent()
 	var created event.Created
 	if !silent {
-		self, _ := procid.Self()
+		self, _ := event.SelfIdentity()
 		recorded := s.cfg.Argv
 		if s.cfg.RecordedArgv != nil {
 			recorded = s.cfg.RecordedArgv
@@ -312,11 +311,11 @@ func (s *supervisor) run() Result {
 		defer s.tty.close()
 	}
 	defer s.ptyEnded() // also when something panics
-	var id procid.Identity
+	var id event.Identity
 	if !silent || s.notify != nil || s.cfg.OnStarted != nil {
-		id, _, _ = procid.Of(procid.System, s.pid)
+		id, _, _ = event.IdentityOf(event.System, s.pid)
 	}
-	child := &procid.Identity{PID: s.pid, StartTime: id.StartTime, Clock: id.Clock}
+	child := &event.Identity{PID: s.pid, StartTime: id.StartTime, Clock: id.Clock}
 	s.rec.to(event.StateStarting, event.StateChanged{Child: child})
 	if s.cfg.OnStarted != nil {
 		started := id
@@ -562,7 +561,7 @@ func (s *supervisor) killC() <-chan time.Time {
 // group's id be reused, which takes a wrap-around of the pid space.
 func (s *supervisor) signalJob(sig syscall.Signal) {
 	syscall.Kill(-s.pid, sig)
-	if info, err := procid.System.Stat(s.pid); err == nil && info.PGID != s.pid {
+	if info, err := event.System.Stat(s.pid); err == nil && info.PGID != s.pid {
 		s.proc.signal(sig)
 	}
 }
@@ -619,7 +618,7 @@ func (s *supervisor) leftovers() *event.Leftovers {
 	if syscall.Kill(-s.pid, 0) == syscall.ESRCH {
 		return nil // the group is empty: no need to scan the process table
 	}
-	pids, _ := procid.GroupMembers(s.pid)
+	pids, _ := event.GroupMembers(s.pid)
 	if len(pids) == 0 {
 		return nil
 	}
@@ -648,7 +647,7 @@ func (s *supervisor) leftovers() *event.Leftovers {
 func (s *supervisor) awaitGroupGone(deadline <-chan time.Time) bool {
 	wait := 5 * time.Millisecond
 	for {
-		if pids, _ := procid.GroupMembers(s.pid); len(pids) == 0 {
+		if pids, _ := event.GroupMembers(s.pid); len(pids) == 0 {
 			return true
 		}
 		select {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // waitLimit bounds every wait in these tests; none is a timing claim.
@@ -292,7 +291,7 @@ func TestEventDetails(t *testing.T) {
 	created := evs[0].DetailsMap()
 	wrapper := created["wrapper"].(map[string]any)
 	if created["heartbeatIntervalMs"] != float64(5000) || created["profile"] != "launched" ||
-		wrapper["pid"] != float64(os.Getpid()) || wrapper["startTime"] == float64(0) || wrapper["host"] != procid.Host() {
+		wrapper["pid"] != float64(os.Getpid()) || wrapper["startTime"] == float64(0) || wrapper["host"] != event.Host() {
 		t.Fatalf("created details %v", created)
 	}
 	if cmd := created["command"].([]any); len(cmd) != len(argv) || cmd[len(cmd)-2] != "[REDACTED]" {
@@ -493,7 +492,7 @@ func TestLeftoversAreReportedNotKilled(t *testing.T) {
 	if l["count"] != float64(1) || l["action"] != "reported" || l["pids"].([]any)[0] != float64(grandchild) {
 		t.Fatalf("leftovers %v", l)
 	}
-	if v := procid.Check(procid.System, identity(t, grandchild)); v.Status != procid.Alive {
+	if v := event.CheckIdentity(event.System, identity(t, grandchild)); v.Status != event.Alive {
 		t.Fatalf("the leftover was not left alone: %v", v)
 	}
 	p.stdin.Close() // the grandchild ends with its stdin
@@ -533,9 +532,9 @@ func TestCancelReachesTheWholeGroup(t *testing.T) {
 	waitGone(t, grandchild)
 }
 
-func identity(t *testing.T, pid int) procid.Identity {
+func identity(t *testing.T, pid int) event.Identity {
 	t.Helper()
-	id, _, err := procid.Of(procid.System, pid)
+	id, _, err := event.IdentityOf(event.System, pid)
 	if err != nil {
 		t.Fatalf("pid %d: %v", pid, err)
 	}
@@ -546,8 +545,8 @@ func identity(t *testing.T, pid int) procid.Identity {
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	waitUntil(t, fmt.Sprintf("pid %d gone", pid), func() bool {
-		info, err := procid.System.Stat(pid)
-		return errors.Is(err, procid.ErrNoProcess) || (err == nil && info.Zombie())
+		info, err := event.System.Stat(pid)
+		return errors.Is(err, event.ErrNoProcess) || (err == nil && info.Zombie())
 	})
 }
 
@@ -567,10 +566,10 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // the child's identity once, after its starting event; BeforeTerminal sees
 // the terminal details lcwrap made and may add to them.
 func TestStartedAndBeforeTerminalSeams(t *testing.T) {
-	var started []procid.Identity
+	var started []event.Identity
 	var seen event.Terminal
 	cfg := Config{
-		OnStarted: func(id procid.Identity) { started = append(started, id) },
+		OnStarted: func(id event.Identity) { started = append(started, id) },
 		BeforeTerminal: func(d *event.Terminal) {
 			seen = *d
 			d.Error = "added by the observer"

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
@@ -254,7 +253,7 @@ func StateText(v *projection.ChildView) string {
 // Activity is the newest activity, or the note that a lost child's own
 // process is still present.
 func Activity(v *projection.ChildView) string {
-	if cp := v.ChildProcess; cp != nil && cp.Status == procid.Alive.String() {
+	if cp := v.ChildProcess; cp != nil && cp.Status == event.Alive.String() {
 		return "pid " + strconv.Itoa(cp.Identity.PID) + " still present"
 	}
 	if v.Activity == nil {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/pidfd"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 var (
@@ -44,7 +44,7 @@ type Handle interface {
 // handle was opened.
 type Target struct {
 	h  Handle
-	ID procid.Identity
+	ID event.Identity
 }
 
 // Open opens a handle on id.PID with o, then checks id in t, then probes
@@ -54,7 +54,7 @@ type Target struct {
 // or names another process, or an exited one), ErrUnverified (the table
 // cannot tell), ErrPermission, ErrUnsupported, or a system error. On any
 // error the handle is closed and no signal was sent.
-func Open(o Opener, t procid.Table, id procid.Identity) (*Target, error) {
+func Open(o Opener, t event.ProcTable, id event.Identity) (*Target, error) {
 	h, err := o.Open(id.PID)
 	if err != nil {
 		return nil, fmt.Errorf("pid %d: %w", id.PID, err)
@@ -63,10 +63,10 @@ func Open(o Opener, t procid.Table, id procid.Identity) (*Target, error) {
 		h.Close()
 		return nil, fmt.Errorf("pid %d: %w", id.PID, err)
 	}
-	switch v := procid.Check(t, id); v.Status {
-	case procid.Gone:
+	switch v := event.CheckIdentity(t, id); v.Status {
+	case event.Gone:
 		return fail(fmt.Errorf("%w: %s", ErrGone, v.Reason))
-	case procid.Unknown:
+	case event.ProcUnknown:
 		return fail(fmt.Errorf("%w: %s", ErrUnverified, v.Reason))
 	}
 	if err := h.Signal(0); err != nil {

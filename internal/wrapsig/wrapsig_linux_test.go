@@ -7,11 +7,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // startSleep starts a process of our own and returns it with its identity.
-func startSleep(t *testing.T) (*exec.Cmd, procid.Identity) {
+func startSleep(t *testing.T) (*exec.Cmd, event.Identity) {
 	t.Helper()
 	cmd := exec.Command("sleep", "60")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -22,7 +22,7 @@ func startSleep(t *testing.T) (*exec.Cmd, procid.Identity) {
 		cmd.Process.Kill() // os.Process signals through its own pidfd
 		cmd.Wait()
 	})
-	id, _, err := procid.Of(procid.System, cmd.Process.Pid)
+	id, _, err := event.IdentityOf(event.System, cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +68,9 @@ func (h *recHandle) Signal(sig syscall.Signal) error {
 }
 
 // stillRunning fails unless cmd's process is alive and the same one.
-func stillRunning(t *testing.T, cmd *exec.Cmd, id procid.Identity) {
+func stillRunning(t *testing.T, cmd *exec.Cmd, id event.Identity) {
 	t.Helper()
-	if v := procid.Check(procid.System, id); v.Status != procid.Alive {
+	if v := event.CheckIdentity(event.System, id); v.Status != event.Alive {
 		t.Fatalf("the process at pid %d was affected: %s", id.PID, v.Reason)
 	}
 	if cmd.ProcessState != nil {
@@ -82,7 +82,7 @@ func stillRunning(t *testing.T, cmd *exec.Cmd, id procid.Identity) {
 func TestSignalVerified(t *testing.T) {
 	cmd, id := startSleep(t)
 	rec := &recorder{}
-	tg, err := Open(rec, procid.System, id)
+	tg, err := Open(rec, event.System, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,12 +105,12 @@ func TestSignalVerified(t *testing.T) {
 // time): nothing is sent, and the real process at that pid is untouched.
 func TestRecycledAfterCheckNeverSignalled(t *testing.T) {
 	cmd, id := startSleep(t)
-	table := &procid.FakeTable{Fallback: procid.System}
-	if v := procid.Check(table, id); v.Status != procid.Alive {
+	table := &event.FakeProcTable{Fallback: event.System}
+	if v := event.CheckIdentity(table, id); v.Status != event.Alive {
 		t.Fatalf("before the recycle: %+v", v)
 	}
 	rec := &recorder{onOpen: func() {
-		table.Set(id.PID, procid.Info{StartTime: id.StartTime + 1, State: 'S'})
+		table.Set(id.PID, event.ProcInfo{StartTime: id.StartTime + 1, State: 'S'})
 	}}
 	_, err := Open(rec, table, id)
 	if !errors.Is(err, ErrGone) {
@@ -131,11 +131,11 @@ func TestMismatchNeverSignalled(t *testing.T) {
 	far := id
 	far.Host = "elsewhere.example"
 	for _, c := range []struct {
-		id   procid.Identity
+		id   event.Identity
 		want error
 	}{{reused, ErrGone}, {far, ErrUnverified}} {
 		rec := &recorder{}
-		if _, err := Open(rec, procid.System, c.id); !errors.Is(err, c.want) {
+		if _, err := Open(rec, event.System, c.id); !errors.Is(err, c.want) {
 			t.Fatalf("Open(%+v) = %v, want %v", c.id, err, c.want)
 		}
 		if got := rec.signals(); len(got) != 0 {
@@ -149,7 +149,7 @@ func TestMismatchNeverSignalled(t *testing.T) {
 // never reach a process that gets the pid later.
 func TestGoneAfterOpen(t *testing.T) {
 	cmd, id := startSleep(t)
-	tg, err := Open(Pidfd, procid.System, id)
+	tg, err := Open(Pidfd, event.System, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestGoneAfterOpen(t *testing.T) {
 	if err := tg.Signal(syscall.SIGTERM); !errors.Is(err, ErrGone) {
 		t.Fatalf("Signal after death = %v, want ErrGone", err)
 	}
-	if _, err := Open(Pidfd, procid.System, id); !errors.Is(err, ErrGone) {
+	if _, err := Open(Pidfd, event.System, id); !errors.Is(err, ErrGone) {
 		t.Fatalf("Open of a reaped pid = %v, want ErrGone", err)
 	}
 }

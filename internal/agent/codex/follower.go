@@ -10,7 +10,6 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // ProvePoll is how often a Follower looks for the rollout until it is
@@ -39,14 +38,14 @@ type Follower struct {
 	refused map[string]int // refusals other than ErrNotYet, by reason
 	leaders map[int]daemon // descendants in sessions of their own
 	readErr error          // the rollout could not be read
-	rootID  procid.Identity
+	rootID  event.Identity
 }
 
 // daemon is a descendant that runs in a session of its own (setsid), as
 // codex's app-server does: lcwrap's leftover report, which looks at the
 // launched process's group, cannot see it.
 type daemon struct {
-	id      procid.Identity
+	id      event.Identity
 	command string
 }
 
@@ -57,7 +56,7 @@ func NewFollower(tracker *agent.Tracker) *Follower {
 
 // Start begins proving and following for the tree under root; call it
 // once, when root has started.
-func (f *Follower) Start(root procid.Identity) {
+func (f *Follower) Start(root event.Identity) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.mu.Lock()
 	if f.done != nil {
@@ -86,7 +85,7 @@ func (f *Follower) Stop() {
 	<-done
 }
 
-func (f *Follower) run(ctx context.Context, root procid.Identity) {
+func (f *Follower) run(ctx context.Context, root event.Identity) {
 	t := time.NewTicker(ProvePoll)
 	defer t.Stop()
 	for {
@@ -147,7 +146,7 @@ func (f *Follower) follow(ctx context.Context, p Proof) {
 
 // noteDaemons records the tree's processes that lead a session of their
 // own (setsid'd daemons), while they are still visibly descendants.
-func (f *Follower) noteDaemons(root procid.Identity, tree map[int]procid.Info) {
+func (f *Follower) noteDaemons(root event.Identity, tree map[int]event.ProcInfo) {
 	for pid, info := range tree {
 		if pid == root.PID || info.SID != pid || tree[root.PID].SID == pid {
 			continue
@@ -158,11 +157,11 @@ func (f *Follower) noteDaemons(root procid.Identity, tree map[int]procid.Info) {
 		if seen {
 			continue
 		}
-		id, _, err := procid.Of(procid.System, pid)
+		id, _, err := event.IdentityOf(event.System, pid)
 		if err != nil || id.StartTime != info.StartTime {
 			continue
 		}
-		argv, _ := procid.Cmdline(pid)
+		argv, _ := event.Cmdline(pid)
 		f.mu.Lock()
 		f.leaders[pid] = daemon{id: id, command: oneLine(strings.Join(argv, " "))}
 		f.mu.Unlock()
@@ -211,7 +210,7 @@ func (f *Follower) Report() event.CodexRollout {
 	sort.Ints(pids)
 	for _, pid := range pids {
 		d := f.leaders[pid]
-		if procid.Check(procid.System, d.id).Status != procid.Alive {
+		if event.CheckIdentity(event.System, d.id).Status != event.Alive {
 			continue
 		}
 		r.Daemons = append(r.Daemons, event.CodexDaemon{Process: d.id, Command: d.command, OwnSession: true,

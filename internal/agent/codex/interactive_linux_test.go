@@ -16,7 +16,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // screen collects what a program writes on its terminal.
@@ -129,7 +128,7 @@ func TestRealInteractiveRollout(t *testing.T) {
 	start(t, "exec sleep 60", decoy)
 
 	u := startTUI(t, bin, env)
-	root, _, err := procid.Of(procid.System, u.cmd.Process.Pid)
+	root, _, err := event.IdentityOf(event.System, u.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}

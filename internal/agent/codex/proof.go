@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 // Proof says why a rollout file is the session of one process tree: the
@@ -18,8 +17,8 @@ import (
 type Proof struct {
 	Path     string
 	ThreadID string
-	Root     procid.Identity
-	Holder   procid.Identity
+	Root     event.Identity
+	Holder   event.Identity
 	// Chain is the pids from Root down to Holder (just Root when Root
 	// holds it).
 	Chain []int

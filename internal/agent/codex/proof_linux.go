@@ -7,22 +7,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // Prove looks for the rollout file of the process tree under root. It
 // returns a Proof, or one of ErrNotYet, ErrAmbiguous, ErrShared,
 // ErrMismatch, ErrRootGone (wrapped with the facts), or the error of
 // reading the process table.
-func Prove(root procid.Identity) (Proof, error) {
+func Prove(root event.Identity) (Proof, error) {
 	p, _, err := proveTree(root)
 	return p, err
 }
 
 // proveTree is Prove, also returning the process tree it read (nil when
 // it could read none).
-func proveTree(root procid.Identity) (Proof, map[int]procid.Info, error) {
-	if v := procid.Check(procid.System, root); v.Status != procid.Alive {
+func proveTree(root event.Identity) (Proof, map[int]event.ProcInfo, error) {
+	if v := event.CheckIdentity(event.System, root); v.Status != event.Alive {
 		return Proof{}, nil, fmt.Errorf("%w: %s", ErrRootGone, v.Reason)
 	}
 	tree, err := processTree(root)
@@ -34,7 +34,7 @@ func proveTree(root procid.Identity) (Proof, map[int]procid.Info, error) {
 }
 
 // proveIn looks for the rollout of tree, read by processTree for root.
-func proveIn(root procid.Identity, tree map[int]procid.Info) (Proof, error) {
+func proveIn(root event.Identity, tree map[int]event.ProcInfo) (Proof, error) {
 	type held struct {
 		path   string
 		holder int
@@ -91,7 +91,7 @@ func proveIn(root procid.Identity, tree map[int]procid.Info) (Proof, error) {
 	if m, ok := ParseSessionMeta(meta); !ok || !strings.EqualFold(m.ID, thread) {
 		return Proof{}, fmt.Errorf("%w: %s", ErrMismatch, h.path)
 	}
-	id, info, err := procid.Of(procid.System, h.holder)
+	id, info, err := event.IdentityOf(event.System, h.holder)
 	if err != nil || id.StartTime != tree[h.holder].StartTime {
 		return Proof{}, fmt.Errorf("%w: the holder exited meanwhile", ErrNotYet)
 	}
@@ -103,7 +103,7 @@ func proveIn(root procid.Identity, tree map[int]procid.Info) (Proof, error) {
 			break
 		}
 	}
-	p.Executable, _ = procid.Exe(h.holder)
+	p.Executable, _ = event.Exe(h.holder)
 	return p, nil
 }
 
@@ -111,18 +111,18 @@ func proveIn(root procid.Identity, tree map[int]procid.Info) (Proof, error) {
 // a descendant when its chain of parents reaches root, each parent having
 // started no later than its child and root having root's start time: a
 // reused pid breaks the chain rather than joining it.
-func processTree(root procid.Identity) (map[int]procid.Info, error) {
+func processTree(root event.Identity) (map[int]event.ProcInfo, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
-	all := map[int]procid.Info{}
+	all := map[int]event.ProcInfo{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if info, err := procid.System.Stat(pid); err == nil && !info.Zombie() {
+		if info, err := event.System.Stat(pid); err == nil && !info.Zombie() {
 			all[pid] = info
 		}
 	}
@@ -130,7 +130,7 @@ func processTree(root procid.Identity) (map[int]procid.Info, error) {
 	if !ok || r.StartTime != root.StartTime {
 		return nil, ErrRootGone
 	}
-	tree := map[int]procid.Info{root.PID: r}
+	tree := map[int]event.ProcInfo{root.PID: r}
 	var in func(pid int, depth int) bool
 	memo := map[int]bool{root.PID: true}
 	in = func(pid int, depth int) bool {

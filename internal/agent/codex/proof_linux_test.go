@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/procid"
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
@@ -60,7 +60,7 @@ func rolloutFile(t *testing.T, dir, thread, meta string) string {
 
 // start runs a shell script that the test ends at cleanup, with files as
 // its descriptors 3, 4, ...
-func start(t *testing.T, script string, files ...string) procid.Identity {
+func start(t *testing.T, script string, files ...string) event.Identity {
 	t.Helper()
 	cmd := exec.Command("/bin/sh", "-c", script)
 	for _, p := range files {
@@ -77,7 +77,7 @@ func start(t *testing.T, script string, files ...string) procid.Identity {
 	}
 	pid := cmd.Process.Pid
 	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL); cmd.Wait() })
-	id, _, err := procid.Of(procid.System, pid)
+	id, _, err := event.IdentityOf(event.System, pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func start(t *testing.T, script string, files ...string) procid.Identity {
 
 // proveEventually retries Prove until it returns something other than
 // ErrNotYet or the deadline passes (a shell needs a moment to fork).
-func proveEventually(t *testing.T, root procid.Identity, until func(Proof, error) bool) (Proof, error) {
+func proveEventually(t *testing.T, root event.Identity, until func(Proof, error) bool) (Proof, error) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -174,7 +174,7 @@ func TestProveShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	root, _, err := procid.Of(procid.System, cmd.Process.Pid)
+	root, _, err := event.IdentityOf(event.System, cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestProveShared(t *testing.T) {
 }
 
 func TestProveRootGone(t *testing.T) {
-	if _, err := Prove(procid.Identity{PID: os.Getpid(), StartTime: 1}); !errors.Is(err, ErrRootGone) {
+	if _, err := Prove(event.Identity{PID: os.Getpid(), StartTime: 1}); !errors.Is(err, ErrRootGone) {
 		t.Fatalf("Prove = %v, want ErrRootGone", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build (!linux || lcwrap_gopsutil) && unix
 
-package procid
+package event
 
 import "golang.org/x/sys/unix"
 

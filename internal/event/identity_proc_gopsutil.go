@@ -1,6 +1,6 @@
 //go:build !linux || lcwrap_gopsutil
 
-package procid
+package event
 
 import (
 	"errors"
@@ -9,38 +9,38 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 )
 
-// Backend names the process-table implementation in use.
-const Backend = "gopsutil"
+// ProcBackend names the process-table implementation in use.
+const ProcBackend = "gopsutil"
 
 // nativeClock is the clock of this backend's start times.
 const nativeClock = ClockUnixMs
 
 // System is the real process table, read through gopsutil. Start times are
 // creation times in unix milliseconds.
-var System Table = gops{}
+var System ProcTable = gops{}
 
 type gops struct{}
 
-func (gops) Stat(pid int) (Info, error) {
+func (gops) Stat(pid int) (ProcInfo, error) {
 	if pid <= 0 {
-		return Info{}, ErrNoProcess
+		return ProcInfo{}, ErrNoProcess
 	}
 	ok, err := process.PidExists(int32(pid))
 	if err != nil {
-		return Info{}, err
+		return ProcInfo{}, err
 	}
 	if !ok {
-		return Info{}, ErrNoProcess
+		return ProcInfo{}, ErrNoProcess
 	}
 	p, err := process.NewProcess(int32(pid))
 	if err != nil {
-		return Info{}, mapErr(err)
+		return ProcInfo{}, mapErr(err)
 	}
 	ct, err := p.CreateTime()
 	if err != nil {
-		return Info{}, mapErr(err)
+		return ProcInfo{}, mapErr(err)
 	}
-	info := Info{PID: pid, StartTime: uint64(ct), Clock: nativeClock, State: '?'}
+	info := ProcInfo{PID: pid, StartTime: uint64(ct), Clock: nativeClock, State: '?'}
 	if pp, err := p.Ppid(); err == nil {
 		info.PPID = int(pp)
 	}

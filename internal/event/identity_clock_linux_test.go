@@ -1,4 +1,4 @@
-package procid
+package event
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ func TestCheckAcrossClocks(t *testing.T) {
 	}
 	const ticks = 123456
 	ms := btime*1000 + ticks*10
-	fake := &FakeTable{Procs: map[int]Info{ // both clocks, whatever this build's
+	fake := &FakeProcTable{Procs: map[int]ProcInfo{ // both clocks, whatever this build's
 		100: {PID: 100, StartTime: ticks, Clock: ClockTicks, State: 'S'},
 		101: {PID: 101, StartTime: ms, Clock: ClockUnixMs, State: 'S'},
 		102: {PID: 102, StartTime: ms, Clock: ClockUnixMs, State: 'Z'},
@@ -29,20 +29,20 @@ func TestCheckAcrossClocks(t *testing.T) {
 	cases := []struct {
 		name string
 		id   Identity
-		want Status
+		want ProcStatus
 	}{
 		{"unix-ms read by procfs", Identity{PID: 100, StartTime: ms, Clock: ClockUnixMs}, Alive},
 		{"unix-ms without startClock (older gopsutil builds)", Identity{PID: 100, StartTime: ms}, Alive},
 		{"ticks read by gopsutil", Identity{PID: 101, StartTime: ticks}, Alive},
 		{"ticks, a second off", Identity{PID: 101, StartTime: ticks + 100}, Alive},
-		{"ticks, an hour off", Identity{PID: 101, StartTime: ticks + 360000}, Unknown},
-		{"unix-ms, an hour off", Identity{PID: 100, StartTime: ms + 3600000, Clock: ClockUnixMs}, Unknown},
+		{"ticks, an hour off", Identity{PID: 101, StartTime: ticks + 360000}, ProcUnknown},
+		{"unix-ms, an hour off", Identity{PID: 100, StartTime: ms + 3600000, Clock: ClockUnixMs}, ProcUnknown},
 		{"other clock, zombie", Identity{PID: 102, StartTime: ticks}, Gone},
 		{"other clock, no such pid", Identity{PID: 103, StartTime: ticks}, Gone},
 		{"same clock, different start", Identity{PID: 100, StartTime: ticks + 1}, Gone},
 	}
 	for _, c := range cases {
-		if v := Check(fake, c.id); v.Status != c.want {
+		if v := CheckIdentity(fake, c.id); v.Status != c.want {
 			t.Errorf("%s: %v (%s), want %v", c.name, v.Status, v.Reason, c.want)
 		}
 	}
@@ -60,7 +60,7 @@ func TestIdentitiesOfTheOtherBuild(t *testing.T) {
 		t.Skip("the go tool is needed to build the other backend")
 	}
 	tags := "lcwrap_gopsutil"
-	if Backend == "gopsutil" {
+	if ProcBackend == "gopsutil" {
 		tags = ""
 	}
 	bin := filepath.Join(t.TempDir(), "otherbuild")
@@ -98,15 +98,15 @@ func TestIdentitiesOfTheOtherBuild(t *testing.T) {
 		return ""
 	}
 	backend, raw, _ := strings.Cut(next(), " ")
-	if backend == Backend {
+	if backend == ProcBackend {
 		t.Fatalf("the other build uses %s too", backend)
 	}
 	var theirs Identity
 	if err := json.Unmarshal([]byte(raw), &theirs); err != nil {
 		t.Fatal(err)
 	}
-	if v := Check(System, theirs); v.Status != Alive {
-		t.Fatalf("%s's identity %s read by %s: %v (%s)", backend, raw, Backend, v.Status, v.Reason)
+	if v := CheckIdentity(System, theirs); v.Status != Alive {
+		t.Fatalf("%s's identity %s read by %s: %v (%s)", backend, raw, ProcBackend, v.Status, v.Reason)
 	}
 	// The created event it wrote, as a journal holds it: its wrapper is
 	// the same live process to this build.
@@ -119,23 +119,23 @@ func TestIdentitiesOfTheOtherBuild(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &created); err != nil || created.Details.Wrapper != theirs {
 		t.Fatalf("created event %s: %v", line, err)
 	}
-	if v := Check(System, created.Details.Wrapper); v.Status != Alive {
-		t.Fatalf("the wrapper of %s's created event read by %s: %v (%s)", backend, Backend, v.Status, v.Reason)
+	if v := CheckIdentity(System, created.Details.Wrapper); v.Status != Alive {
+		t.Fatalf("the wrapper of %s's created event read by %s: %v (%s)", backend, ProcBackend, v.Status, v.Reason)
 	}
 	ask := func(id Identity) string {
 		b, _ := json.Marshal(id)
 		io.WriteString(stdin, string(b)+"\n")
 		return next()
 	}
-	self, _ := Self()
+	self, _ := SelfIdentity()
 	if got := ask(self); got != "alive" {
-		t.Fatalf("%s's own identity read by %s: %s", Backend, backend, got)
+		t.Fatalf("%s's own identity read by %s: %s", ProcBackend, backend, got)
 	}
 	ended := exec.Command("true")
 	if err := ended.Start(); err != nil {
 		t.Fatal(err)
 	}
-	endedID, _, err := Of(System, ended.Process.Pid)
+	endedID, _, err := IdentityOf(System, ended.Process.Pid)
 	ended.Wait()
 	if err == nil {
 		if got := ask(endedID); got != "gone" {
@@ -144,7 +144,7 @@ func TestIdentitiesOfTheOtherBuild(t *testing.T) {
 	}
 	stdin.Close()
 	cmd.Wait()
-	if v := Check(System, theirs); v.Status != Gone {
-		t.Fatalf("%s's exited identity read by %s: %v (%s)", backend, Backend, v.Status, v.Reason)
+	if v := CheckIdentity(System, theirs); v.Status != Gone {
+		t.Fatalf("%s's exited identity read by %s: %v (%s)", backend, ProcBackend, v.Status, v.Reason)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux && !lcwrap_gopsutil
 
-package procid
+package event
 
 import (
 	"bytes"
@@ -12,18 +12,18 @@ import (
 	"strings"
 )
 
-// Backend names the process-table implementation in use.
-const Backend = "procfs"
+// ProcBackend names the process-table implementation in use.
+const ProcBackend = "procfs"
 
 // nativeClock is the clock of this backend's start times.
 const nativeClock = ClockTicks
 
 // System is the real process table, read from /proc.
-var System Table = procfs{}
+var System ProcTable = procfs{}
 
 type procfs struct{}
 
-func (procfs) Stat(pid int) (Info, error) { return readStat(pid) }
+func (procfs) Stat(pid int) (ProcInfo, error) { return readStat(pid) }
 
 func mapErr(err error) error {
 	switch {
@@ -35,30 +35,30 @@ func mapErr(err error) error {
 	return err
 }
 
-func readStat(pid int) (Info, error) {
+func readStat(pid int) (ProcInfo, error) {
 	if pid <= 0 {
-		return Info{}, ErrNoProcess
+		return ProcInfo{}, ErrNoProcess
 	}
 	b, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return Info{}, mapErr(err)
+		return ProcInfo{}, mapErr(err)
 	}
 	return parseStat(pid, b)
 }
 
 // parseStat parses /proc/<pid>/stat. The command name may hold spaces and
 // parentheses, so fields are counted from the last ')'.
-func parseStat(pid int, b []byte) (Info, error) {
+func parseStat(pid int, b []byte) (ProcInfo, error) {
 	open := bytes.IndexByte(b, '(')
 	end := bytes.LastIndexByte(b, ')')
 	if open < 0 || end < open {
-		return Info{}, fmt.Errorf("procid: malformed /proc/%d/stat", pid)
+		return ProcInfo{}, fmt.Errorf("procid: malformed /proc/%d/stat", pid)
 	}
 	f := strings.Fields(string(b[end+1:]))
 	if len(f) < 20 {
-		return Info{}, fmt.Errorf("procid: short /proc/%d/stat", pid)
+		return ProcInfo{}, fmt.Errorf("procid: short /proc/%d/stat", pid)
 	}
-	info := Info{PID: pid, Comm: string(b[open+1 : end]), State: '?'}
+	info := ProcInfo{PID: pid, Comm: string(b[open+1 : end]), State: '?'}
 	if len(f[0]) > 0 {
 		info.State = f[0][0]
 	}
@@ -67,7 +67,7 @@ func parseStat(pid int, b []byte) (Info, error) {
 	info.SID, _ = strconv.Atoi(f[3])
 	st, err := strconv.ParseUint(f[19], 10, 64)
 	if err != nil {
-		return Info{}, fmt.Errorf("procid: bad start time in /proc/%d/stat", pid)
+		return ProcInfo{}, fmt.Errorf("procid: bad start time in /proc/%d/stat", pid)
 	}
 	info.StartTime = st
 	return info, nil

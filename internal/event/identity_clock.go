@@ -1,4 +1,4 @@
-package procid
+package event
 
 // Clock names the unit of a start time. The two backends read different
 // clocks: /proc gives clock ticks since boot, gopsutil unix milliseconds.
@@ -44,7 +44,7 @@ func (c Clock) String() string {
 // may derive it from the uptime instead (in containers), so two readings
 // of one process may differ by a second or two. Within the tolerance the
 // start times are taken to match; beyond it the process cannot be told
-// apart, and Check answers Unknown rather than Gone.
+// apart, and Check answers ProcUnknown rather than Gone.
 const (
 	crossClockMs    = 2000
 	crossClockTicks = crossClockMs / (1000 / userHZ)
@@ -57,7 +57,7 @@ const userHZ = 100
 // sameStart compares a recorded identity's start time with the table's.
 // Outcomes: (true, true) the same; (false, true) provably different;
 // (_, false) the clocks differ and cannot be compared here.
-func sameStart(id Identity, info Info) (same, comparable bool) {
+func sameStart(id Identity, info ProcInfo) (same, comparable bool) {
 	from := id.clock()
 	if from == info.Clock {
 		return id.StartTime == info.StartTime, true

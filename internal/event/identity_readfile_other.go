@@ -1,6 +1,6 @@
 //go:build !linux
 
-package procid
+package event
 
 import "os"
 

@@ -5,12 +5,12 @@
 // # What it promises
 //
 // Of reads a live process's identity; Check compares a recorded identity
-// with what the process table shows now and answers Alive, Gone or Unknown:
+// with what the process table shows now and answers Alive, Gone or ProcUnknown:
 //
 //   - Gone only on proof: same host and boot, and the pid is absent, is a
 //     zombie (it has exited; kill(pid, 0) would still succeed), or has a
 //     different start time; or the same host rebooted.
-//   - Unknown when proof is impossible from here: another host, or an
+//   - ProcUnknown when proof is impossible from here: another host, or an
 //     identity without a start time whose pid is present.
 //   - Alive when the same pid with the same start time is present and not a
 //     zombie. A pid that exists but that we may not signal is still alive.
@@ -22,7 +22,7 @@
 // other's identities: Check converts between the two on Linux and never
 // answers Gone merely because the clocks differ (docs/events.md).
 //
-// Table is the seam tests use to simulate PID reuse without waiting for the
+// ProcTable is the seam tests use to simulate PID reuse without waiting for the
 // kernel to recycle a pid.
 //
 // # What it refuses to claim
@@ -32,4 +32,4 @@
 // package never sends a signal.
 //
 // Where it sits among the other packages: docs/design.md.
-package procid
+package event

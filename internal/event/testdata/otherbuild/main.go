@@ -14,17 +14,16 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/procid"
 )
 
 func main() {
-	self, err := procid.Self()
+	self, err := event.SelfIdentity()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	b, _ := json.Marshal(self)
-	fmt.Printf("%s %s\n", procid.Backend, b)
+	fmt.Printf("%s %s\n", event.ProcBackend, b)
 	em := emit.New(emit.Options{}, emit.NewWriterSink("stdout", os.Stdout))
 	c := em.Child("wrapped", event.Lineage{}, event.Launched(true))
 	if _, err := c.Emit(emit.Spec{Kind: event.KindCreated, State: event.StateCreated,
@@ -34,11 +33,11 @@ func main() {
 	}
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		var id procid.Identity
+		var id event.Identity
 		if err := json.Unmarshal(in.Bytes(), &id); err != nil {
 			fmt.Println("error", err)
 			continue
 		}
-		fmt.Println(procid.Check(procid.System, id).Status)
+		fmt.Println(event.CheckIdentity(event.System, id).Status)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux && !lcwrap_gopsutil
 
-package procid
+package event
 
 import "testing"
 

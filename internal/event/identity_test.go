@@ -1,4 +1,4 @@
-package procid
+package event
 
 import (
 	"errors"
@@ -11,27 +11,27 @@ import (
 )
 
 func TestSelf(t *testing.T) {
-	id, err := Self()
+	id, err := SelfIdentity()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if id.PID != os.Getpid() || id.StartTime == 0 || id.Host == "" {
 		t.Fatalf("Self = %+v", id)
 	}
-	if v := Check(System, id); v.Status != Alive {
-		t.Fatalf("Check(self) = %+v", v)
+	if v := CheckIdentity(System, id); v.Status != Alive {
+		t.Fatalf("CheckIdentity(self) = %+v", v)
 	}
 }
 
 func TestCheck(t *testing.T) {
-	self, _ := Self()
-	fake := &FakeTable{Fallback: System}
+	self, _ := SelfIdentity()
+	fake := &FakeProcTable{Fallback: System}
 	reused := self
 	reused.PID = 4242
-	fake.Set(4242, Info{StartTime: self.StartTime + 1, State: 'S'})
+	fake.Set(4242, ProcInfo{StartTime: self.StartTime + 1, State: 'S'})
 	zombie := self
 	zombie.PID = 4243
-	fake.Set(4243, Info{StartTime: self.StartTime, State: 'Z'})
+	fake.Set(4243, ProcInfo{StartTime: self.StartTime, State: 'Z'})
 	gone := self
 	gone.PID = 4244
 	fake.Remove(4244)
@@ -43,25 +43,25 @@ func TestCheck(t *testing.T) {
 	cases := []struct {
 		name string
 		id   Identity
-		want Status
+		want ProcStatus
 	}{
 		{"same process", self, Alive},
 		{"pid reused", reused, Gone},
 		{"zombie", zombie, Gone},
 		{"no such pid", gone, Gone},
-		{"no start time", noStart, Unknown},
-		{"other host", other, Unknown},
-		{"no pid", Identity{}, Unknown},
+		{"no start time", noStart, ProcUnknown},
+		{"other host", other, ProcUnknown},
+		{"no pid", Identity{}, ProcUnknown},
 	}
 	if BootID() != "" {
 		cases = append(cases, struct {
 			name string
 			id   Identity
-			want Status
+			want ProcStatus
 		}{"rebooted", rebooted, Gone})
 	}
 	for _, c := range cases {
-		if v := Check(fake, c.id); v.Status != c.want || v.Reason == "" {
+		if v := CheckIdentity(fake, c.id); v.Status != c.want || v.Reason == "" {
 			t.Errorf("%s: Check = %v (%s), want %v", c.name, v.Status, v.Reason, c.want)
 		}
 	}
@@ -76,14 +76,14 @@ func TestCheckRealChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	id, info, err := Of(System, cmd.Process.Pid)
+	id, info, err := IdentityOf(System, cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if info.PGID != cmd.Process.Pid || info.PPID != os.Getpid() {
 		t.Errorf("info %+v", info)
 	}
-	if v := Check(System, id); v.Status != Alive {
+	if v := CheckIdentity(System, id); v.Status != Alive {
 		t.Fatalf("running child: %+v", v)
 	}
 	members, err := GroupMembers(cmd.Process.Pid)
@@ -102,7 +102,7 @@ func TestCheckRealChild(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		v := Check(System, id)
+		v := CheckIdentity(System, id)
 		if v.Status == Gone {
 			break
 		}
@@ -112,7 +112,7 @@ func TestCheckRealChild(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	_ = cmd.Wait()
-	if v := Check(System, id); v.Status != Gone {
+	if v := CheckIdentity(System, id); v.Status != Gone {
 		t.Fatalf("reaped child: %+v", v)
 	}
 	if _, err := System.Stat(cmd.Process.Pid); !errors.Is(err, ErrNoProcess) {

@@ -1,4 +1,4 @@
-package procid
+package event
 
 import (
 	"errors"
@@ -49,8 +49,8 @@ func (id Identity) MarshalJSON() ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// Info is what the process table says about a pid right now.
-type Info struct {
+// ProcInfo is what the process table says about a pid right now.
+type ProcInfo struct {
 	PID       int
 	PPID      int
 	PGID      int
@@ -62,25 +62,25 @@ type Info struct {
 }
 
 // Zombie reports whether the process has exited but not been reaped.
-func (i Info) Zombie() bool { return i.State == 'Z' || i.State == 'X' }
+func (i ProcInfo) Zombie() bool { return i.State == 'Z' || i.State == 'X' }
 
-// Table reads the process table. System is the real one.
-type Table interface {
+// ProcTable reads the process table. System is the real one.
+type ProcTable interface {
 	// Stat returns the process's info, ErrNoProcess or ErrPermission.
-	Stat(pid int) (Info, error)
+	Stat(pid int) (ProcInfo, error)
 }
 
-// Status is the result of Check.
-type Status int
+// ProcStatus is the result of CheckIdentity.
+type ProcStatus int
 
 // The outcomes of Check.
 const (
-	Unknown Status = iota
+	ProcUnknown ProcStatus = iota
 	Alive
 	Gone
 )
 
-func (s Status) String() string {
+func (s ProcStatus) String() string {
 	switch s {
 	case Alive:
 		return "alive"
@@ -92,31 +92,31 @@ func (s Status) String() string {
 
 // Verdict explains a Check result in words fit for event details.
 type Verdict struct {
-	Status Status
+	Status ProcStatus
 	Reason string
 }
 
-// Check compares a recorded identity with the process table t. A start
+// CheckIdentity compares a recorded identity with the process table t. A start
 // time recorded in another clock (by the other build: see Clock) is
 // converted where the two can be related (Linux) and compared within a
 // tolerance; where they cannot, or disagree beyond it, a present pid is
-// Unknown, never Gone.
-func Check(t Table, id Identity) Verdict {
+// ProcUnknown, never Gone.
+func CheckIdentity(t ProcTable, id Identity) Verdict {
 	if id.Host != "" && id.Host != Host() {
-		return Verdict{Unknown, "recorded on host " + id.Host + ", this is " + Host()}
+		return Verdict{ProcUnknown, "recorded on host " + id.Host + ", this is " + Host()}
 	}
 	if id.BootID != "" && BootID() != "" && id.BootID != BootID() {
 		return Verdict{Gone, "the host has rebooted since the process was recorded"}
 	}
 	if id.PID <= 0 {
-		return Verdict{Unknown, "no pid recorded"}
+		return Verdict{ProcUnknown, "no pid recorded"}
 	}
 	info, err := t.Stat(id.PID)
 	switch {
 	case errors.Is(err, ErrNoProcess):
 		return Verdict{Gone, "no process has that pid"}
 	case err != nil:
-		return Verdict{Unknown, "cannot inspect the pid: " + err.Error()}
+		return Verdict{ProcUnknown, "cannot inspect the pid: " + err.Error()}
 	}
 	same, comparable := true, true
 	if id.StartTime != 0 {
@@ -129,16 +129,16 @@ func Check(t Table, id Identity) Verdict {
 		// Ours or not, the process that has the pid now has exited.
 		return Verdict{Gone, "the process has exited (zombie, not yet reaped)"}
 	case !comparable:
-		return Verdict{Unknown, "a process has that pid, but its start time was recorded in " + id.clock().String() +
+		return Verdict{ProcUnknown, "a process has that pid, but its start time was recorded in " + id.clock().String() +
 			" and this build reads " + info.Clock.String() + ": they cannot be compared here"}
 	case id.StartTime == 0:
-		return Verdict{Unknown, "a process has that pid, but no start time was recorded to tell whether it is the same one"}
+		return Verdict{ProcUnknown, "a process has that pid, but no start time was recorded to tell whether it is the same one"}
 	}
 	return Verdict{Alive, "the same process (pid and start time match)"}
 }
 
-// Of returns the identity of a live process from t, host and boot included.
-func Of(t Table, pid int) (Identity, Info, error) {
+// IdentityOf returns the identity of a live process from t, host and boot included.
+func IdentityOf(t ProcTable, pid int) (Identity, ProcInfo, error) {
 	info, err := t.Stat(pid)
 	if err != nil {
 		return Identity{}, info, err
@@ -146,15 +146,15 @@ func Of(t Table, pid int) (Identity, Info, error) {
 	return Identity{PID: pid, StartTime: info.StartTime, Clock: info.Clock, BootID: BootID(), Host: Host()}, info, nil
 }
 
-// Self returns lcwrap's own identity.
+// SelfIdentity returns lcwrap's own identity.
 //
 // It is read once per process and remembered: a process's identity does
 // not change, and both the wrapper and its journal ask for it on the
 // start-up path.
-func Self() (Identity, error) { return self() }
+func SelfIdentity() (Identity, error) { return selfIdentity() }
 
-var self = sync.OnceValues(func() (Identity, error) {
-	id, _, err := Of(System, os.Getpid())
+var selfIdentity = sync.OnceValues(func() (Identity, error) {
+	id, _, err := IdentityOf(System, os.Getpid())
 	return id, err
 })
 
@@ -182,23 +182,23 @@ func BootID() string {
 	return bootID
 }
 
-// FakeTable is a Table for tests: it answers from a map and falls back to
+// FakeProcTable is a ProcTable for tests: it answers from a map and falls back to
 // another table for pids it does not hold.
-type FakeTable struct {
+type FakeProcTable struct {
 	mu       sync.Mutex
-	Procs    map[int]Info
+	Procs    map[int]ProcInfo
 	gone     map[int]bool
-	Fallback Table
+	Fallback ProcTable
 }
 
-// Stat implements Table.
-func (f *FakeTable) Stat(pid int) (Info, error) {
+// Stat implements ProcTable.
+func (f *FakeProcTable) Stat(pid int) (ProcInfo, error) {
 	f.mu.Lock()
 	info, ok := f.Procs[pid]
 	gone := f.gone[pid]
 	f.mu.Unlock()
 	if gone {
-		return Info{}, ErrNoProcess
+		return ProcInfo{}, ErrNoProcess
 	}
 	if ok {
 		return info, nil
@@ -206,16 +206,16 @@ func (f *FakeTable) Stat(pid int) (Info, error) {
 	if f.Fallback != nil {
 		return f.Fallback.Stat(pid)
 	}
-	return Info{}, ErrNoProcess
+	return ProcInfo{}, ErrNoProcess
 }
 
 // Set replaces a pid's entry (simulating exit, zombie or reuse). Its
 // start time is in this build's clock unless info names another.
-func (f *FakeTable) Set(pid int, info Info) {
+func (f *FakeProcTable) Set(pid int, info ProcInfo) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.Procs == nil {
-		f.Procs = map[int]Info{}
+		f.Procs = map[int]ProcInfo{}
 	}
 	if info.Clock == ClockTicks {
 		info.Clock = nativeClock
@@ -226,7 +226,7 @@ func (f *FakeTable) Set(pid int, info Info) {
 }
 
 // Remove deletes a pid's entry (and hides it from the fallback).
-func (f *FakeTable) Remove(pid int) {
+func (f *FakeProcTable) Remove(pid int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.gone == nil {
