@@ -19,7 +19,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/view"
+	"github.com/lcwrap/lcwrap/internal/view/live"
 	"github.com/lcwrap/lcwrap/internal/view/tui"
 )
 
@@ -63,17 +63,17 @@ func run(args []string) int {
 		*path = p
 	}
 	_, noColor := os.LookupEnv("NO_COLOR")
-	var lines view.Lines = view.JournalLines(*path)
+	var lines live.Lines = live.JournalLines(*path)
 	if os.Getenv(panicHook) == "follower" {
 		lines = panicking{lines}
 	}
-	live := view.NewLive(lines)
-	m := tui.New(tui.Options{Live: live, Color: !noColor, Interval: *interval})
+	follower := live.New(lines)
+	m := tui.New(tui.Options{Live: follower, Color: !noColor, Interval: *interval})
 	var inner tea.Model = m
 	if os.Getenv(panicHook) == "key" {
 		inner = panicOnKey{m}
 	}
-	return show(inner, m, live, *path)
+	return show(inner, m, follower, *path)
 }
 
 // show runs the model on the terminal until a key, a signal or an error
@@ -83,7 +83,7 @@ func run(args []string) int {
 // renderer: that one redraws on a ticker (10 frames a second) whether or
 // not anything changed, and an idle top would wake up for it. drawn
 // draws instead, only when the screen changes (docs/view.md, idle).
-func show(inner tea.Model, m *tui.Model, live *view.Live, path string) (code int) {
+func show(inner tea.Model, m *tui.Model, follower *live.Follower, path string) (code int) {
 	t, err := openTerminal(os.Stdout)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lcwrap: top: %v\n", err)
@@ -110,7 +110,7 @@ func show(inner tea.Model, m *tui.Model, live *view.Live, path string) (code int
 				p.Send(tui.FatalMsg{Err: recovered("following "+path, r)})
 			}
 		}()
-		live.Run(ctx)
+		follower.Run(ctx)
 	}()
 	go signals(ctx, p, t)
 	go func() {
@@ -119,7 +119,7 @@ func show(inner tea.Model, m *tui.Model, live *view.Live, path string) (code int
 		// minutes. Do it once, after the first frame, so that an idle
 		// top costs as little as it can.
 		select {
-		case <-live.CaughtUp():
+		case <-follower.CaughtUp():
 		case <-ctx.Done():
 			return
 		}
@@ -188,7 +188,7 @@ func signals(ctx context.Context, p *tea.Program, t *terminal) {
 // terminal as it was.
 const panicHook = "LCWRAP_TOP_TEST_PANIC"
 
-type panicking struct{ view.Lines }
+type panicking struct{ live.Lines }
 
 func (p panicking) Follow(ctx context.Context, o journal.ReadOptions, fn func(event.Record, []byte) error) error {
 	return p.Lines.Follow(ctx, o, func(rec event.Record, raw []byte) error {

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/cancel"
-	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
 
@@ -29,7 +28,7 @@ func cancelCommand(std stdio) *cli.Command {
 		Usage:     "cancel a child lcwrap launched, where it holds verified authority",
 		ArgsUsage: "CHILD_ID",
 		Description: "Checks authority first and sends nothing when it is missing. Then records the\n" +
-			"request in the journal (a diagnostic event of source " + projection.CancelSource + ", with the\n" +
+			"request in the journal (a diagnostic event of source " + cancel.Source + ", with the\n" +
 			"reason) and sends SIGTERM to the child's wrapper through a pidfd, after checking\n" +
 			"the wrapper's pid and start time again once the pidfd is open, so a recycled\n" +
 			"pid is never hit. The wrapper treats it as any SIGTERM: a cancel request for\n" +
@@ -97,22 +96,22 @@ func cancelAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	return nil
 }
 
-// authorityRefusal turns a refusal of projection.CancelAuthority into its
+// authorityRefusal turns a refusal of cancel.CheckAuthority into its
 // exit code and one line.
 func authorityRefusal(path string, err error) error {
-	var ae *projection.AuthorityError
+	var ae *cancel.AuthorityError
 	if !errors.As(err, &ae) {
 		return exitCode(exitCancelJournal, "%v; nothing was sent", err)
 	}
 	id := shorten(ae.ChildID, 64)
 	switch {
-	case errors.Is(err, projection.ErrUnknownChild):
+	case errors.Is(err, cancel.ErrUnknownChild):
 		return exitCode(exitUnknownChild, "no child %s in the journal %s; nothing was sent ('lcwrap status --all' lists them)", id, path)
-	case errors.Is(err, projection.ErrEnded):
+	case errors.Is(err, cancel.ErrEnded):
 		return exitCode(exitNotRunning, "%s has already ended: %s; nothing was sent", id, ae.State)
-	case errors.Is(err, projection.ErrNotStarted):
+	case errors.Is(err, cancel.ErrNotStarted):
 		return exitCode(exitNotRunning, "%s has not started yet (state created); nothing was sent: try again once it is running", id)
-	case errors.Is(err, projection.ErrWrapperGone):
+	case errors.Is(err, cancel.ErrWrapperGone):
 		return exitCode(exitWrapperGone, "cannot cancel %s: %s; the child may be lost: see lcwrap status --reconcile; nothing was sent", id, ae.Reason)
 	}
 	return exitCode(exitNoAuthority, "cannot cancel %s: %s; nothing was sent", id, ae.Reason)

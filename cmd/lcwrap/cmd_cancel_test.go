@@ -14,10 +14,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/lcwrap/lcwrap/internal/cancel"
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 // adapterCmd is lcwrapCmd without the race detector's pause at exit.
@@ -157,7 +157,7 @@ func TestCancelLaunchedChild(t *testing.T) {
 	events := journalEvents(t, j)
 	for i, e := range events {
 		switch {
-		case e.Source == projection.CancelSource:
+		case e.Source == cancel.Source:
 			req = i
 		case e.Kind == event.KindTerminal:
 			term = i

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	htmlreport "github.com/lcwrap/lcwrap/internal/report" // app.go's report prints an error
 	"github.com/lcwrap/lcwrap/internal/view"
 )
 
@@ -37,7 +38,7 @@ func reportCommand(std stdio) *cli.Command {
 			&cli.StringFlag{Name: "html", Usage: "write the report to `FILE` (default: standard output, when it is not a terminal)"},
 			&cli.StringFlag{Name: "since", Usage: "leave out children that ended before `WHEN`: a duration back from now (2h) or a UTC time (2026-12-01T09:00:00Z)"},
 			&cli.StringSliceFlag{Name: "child", Usage: "only child `ID` and its descendants (repeatable)"},
-			&cli.IntFlag{Name: "limit", Value: view.DefaultReportLimit, Usage: "children drawn one by one; ended ones past it are counted per state"},
+			&cli.IntFlag{Name: "limit", Value: htmlreport.DefaultLimit, Usage: "children drawn one by one; ended ones past it are counted per state"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error { return reportAction(cmd, std) },
 	}
@@ -58,7 +59,7 @@ func reportAction(cmd *cli.Command, std stdio) error {
 	case out == "" && isTerminal(std.out):
 		return usagef(cmd, "report writes HTML: give --html FILE, or redirect standard output to a file")
 	}
-	opts := view.ReportOptions{Now: now, Limit: int(cmd.Int("limit"))}
+	opts := htmlreport.Options{Now: now, Limit: int(cmd.Int("limit"))}
 	if s := cmd.String("since"); s != "" {
 		since, err := parseSince(s, now)
 		if err != nil {
@@ -114,11 +115,11 @@ func reportAction(cmd *cli.Command, std stdio) error {
 	}
 	m.Sync(now)
 	if out == "" {
-		_, err := view.WriteReport(std.out, m, opts)
+		_, err := htmlreport.Write(std.out, m, opts)
 		return err
 	}
 	var buf bytes.Buffer
-	sum, err := view.WriteReport(&buf, m, opts)
+	sum, err := htmlreport.Write(&buf, m, opts)
 	if err != nil {
 		return exitCode(1, "%v", err)
 	}

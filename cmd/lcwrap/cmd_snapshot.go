@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
@@ -65,7 +66,7 @@ func snapshotAction(cmd *cli.Command, std stdio) error {
 	case err != nil:
 		return exitCode(1, "cannot read the journal: %v", err)
 	}
-	s, uncovered := tr.BuildSnapshot(event.System, time.Now(), reason)
+	s, uncovered := tr.BuildSnapshot(event.System, time.Now(), emit.NewEpoch(), reason)
 	for _, u := range uncovered {
 		fmt.Fprintf(std.err, "lcwrap: %s is not covered: %s\n", shorten(u.ChildID, 64), oneLine(u.Reason))
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/reconcile"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
 
@@ -87,7 +88,7 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		}
 		js := &journalSource{t: projection.NewTracker(path)}
 		if cmd.Bool("reconcile") {
-			js.r = projection.NewReconciler(js.t, opts, event.System, time.Now)
+			js.r = reconcile.New(js.t, opts, event.System, time.Now)
 			defer js.r.Close()
 		}
 		src = js
@@ -140,7 +141,7 @@ type statusSource interface {
 // reconciling stale children when asked.
 type journalSource struct {
 	t         *projection.Tracker
-	r         *projection.Reconciler
+	r         *reconcile.Reconciler
 	following bool
 	followErr chan error
 }
@@ -242,7 +243,7 @@ func (o *statusOutput) blocked(be *journal.BlockedError) {
 }
 
 // finding says what reconciling one stale child found.
-func (o *statusOutput) finding(f projection.Finding) {
+func (o *statusOutput) finding(f reconcile.Finding) {
 	who := f.Checked
 	if who == "" {
 		o.warnOnce("finding:"+f.ChildID, fmt.Sprintf("%s is stale; %s", f.ChildID, f.Check.Reason))
@@ -347,7 +348,7 @@ func reconcileAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	if !s.Complete {
 		return exitCode(exitRefused, "snapshot %s refused: complete is not true, and an incomplete view can neither correct a child nor prove one absent; nothing was appended", name)
 	}
-	r := projection.NewReconciler(projection.NewTracker(path), opts, event.System, time.Now)
+	r := reconcile.New(projection.NewTracker(path), opts, event.System, time.Now)
 	defer r.Close()
 	plan, err := r.Snapshot(ctx, s, int(cmd.Int("grace")))
 	printPlan(std, s, plan)

@@ -64,16 +64,16 @@ type Sent struct {
 // Send runs the protocol for r. Outcomes:
 //
 //   - the Sent request and nil: recorded, and SIGTERM delivered;
-//   - an error wrapping ErrRead, or a *projection.AuthorityError (no
-//     authority, unknown child, not running, wrapper gone): nothing was
-//     recorded or sent;
+//   - an error wrapping ErrRead, or an *AuthorityError (no authority,
+//     unknown child, not running, wrapper gone): nothing was recorded or
+//     sent;
 //   - a *SignalError with Recorded false (the wrapper's handle or
-//     identity): nothing was recorded or sent; or an
-//     *projection.AuthorityError wrapping ErrEnded when the wrapper is
-//     gone because the child ended meanwhile;
+//     identity): nothing was recorded or sent; or an *AuthorityError
+//     wrapping ErrEnded when the wrapper is gone because the child ended
+//     meanwhile;
 //   - an error wrapping ErrRecord: nothing was sent;
 //   - a *SignalError with Recorded true: recorded, not delivered (or the
-//     *projection.AuthorityError of a child that ended meanwhile).
+//     *AuthorityError of a child that ended meanwhile).
 func Send(r Request) (*Sent, error) {
 	if r.Table == nil {
 		r.Table = event.System
@@ -88,7 +88,7 @@ func Send(r Request) (*Sent, error) {
 	if err := tr.Refresh(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRead, err)
 	}
-	a, err := tr.CancelAuthority(r.ChildID, r.Table)
+	a, err := CheckAuthority(tr, r.ChildID, r.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func Send(r Request) (*Sent, error) {
 	if err != nil {
 		self = event.Identity{PID: os.Getpid(), Host: event.Host()}
 	}
-	rec := projection.NewCancelRecorder(tr, r.Options, r.Now, a)
+	rec := NewRecorder(tr, r.Options, r.Now, a)
 	defer rec.Close()
 	if err := rec.Requested(event.CutRunes(r.Reason, event.MaxActivity), self, "SIGTERM"); err != nil {
 		return nil, fmt.Errorf("%w in %s: %v", ErrRecord, r.Journal, err)
@@ -128,7 +128,7 @@ func endedMeanwhile(tr *projection.Tracker, r Request, err error) error {
 	if !errors.Is(err, wrapsig.ErrGone) || tr.Refresh() != nil {
 		return nil
 	}
-	if _, err := tr.CancelAuthority(r.ChildID, r.Table); errors.Is(err, projection.ErrEnded) {
+	if _, err := CheckAuthority(tr, r.ChildID, r.Table); errors.Is(err, ErrEnded) {
 		return err
 	}
 	return nil

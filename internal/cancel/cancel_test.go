@@ -11,7 +11,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
-	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
 
@@ -97,7 +96,7 @@ func TestRefusalsSendNothing(t *testing.T) {
 	record(t, j, "job", event.StateCreated, event.StateStarting, event.StateRunning, event.StateCompleted)
 	before, _ := os.ReadFile(j)
 	never := opener(func(int) (wrapsig.Handle, error) { t.Fatal("a handle was opened"); return nil, nil })
-	for id, want := range map[string]error{"job": projection.ErrEnded, "nobody": projection.ErrUnknownChild} {
+	for id, want := range map[string]error{"job": ErrEnded, "nobody": ErrUnknownChild} {
 		if _, err := Send(Request{Journal: j, ChildID: id, Opener: never}); !errors.Is(err, want) {
 			t.Errorf("%s: %v, want %v", id, err, want)
 		}
@@ -105,7 +104,7 @@ func TestRefusalsSendNothing(t *testing.T) {
 	if after, _ := os.ReadFile(j); !bytes.Equal(after, before) {
 		t.Fatal("a refused request changed the journal")
 	}
-	if _, err := Send(Request{Journal: filepath.Join(t.TempDir(), "none", "x"), ChildID: "job", Opener: never}); !errors.Is(err, ErrRead) && !errors.Is(err, projection.ErrUnknownChild) {
+	if _, err := Send(Request{Journal: filepath.Join(t.TempDir(), "none", "x"), ChildID: "job", Opener: never}); !errors.Is(err, ErrRead) && !errors.Is(err, ErrUnknownChild) {
 		t.Errorf("no journal: %v", err)
 	}
 }
@@ -126,8 +125,8 @@ func TestEndedMeanwhile(t *testing.T) {
 		return nil, wrapsig.ErrGone
 	})
 	_, err := Send(Request{Journal: j, ChildID: "job", Opener: endsNow})
-	var ae *projection.AuthorityError
-	if !errors.Is(err, projection.ErrEnded) || !errors.As(err, &ae) || ae.State != event.StateCompleted {
+	var ae *AuthorityError
+	if !errors.Is(err, ErrEnded) || !errors.As(err, &ae) || ae.State != event.StateCompleted {
 		t.Fatalf("ended meanwhile: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 )
 
 // facts are the parts of event details (docs/events.md) the projection
-// reads, decoded into the contract's own types (jsonl), the ones every
+// reads, decoded into the contract's own types (event), the ones every
 // writer encodes. Details are additive: they feed identities, the command,
 // the heartbeat interval, the exit and the omission count, never state,
 // order or identity of the event itself. Details that do not decode as

@@ -1,8 +1,10 @@
-// Package projection is the reading side: it turns a stream of schema-v1
-// events into the current picture of every child, applying the contract's
-// projection rules 2–6 and 8, reconciles that picture with the world, and
-// answers the adapter interface's getSnapshot and the authority question
-// of its cancel.
+// Package projection is the reading side, and only reads: it turns a
+// stream of schema-v1 events into the current picture of every child,
+// applying the contract's projection rules 2–6 and 8, checks the recorded
+// identities of that picture against the process table, and answers the
+// adapter interface's getSnapshot. It never appends to a journal: what a
+// check proves is recorded by internal/reconcile, and a cancel is decided
+// and recorded by internal/cancel.
 // Rule 1 binds writers (one childId per lifecycle); for rule 7 a child whose
 // events may be missing is shown as provisional, since a reader of a
 // journal has no snapshot source of its own to ask.
@@ -62,49 +64,39 @@
 // (capability known, heartbeatIntervalMs > 0 in created) and nothing came
 // from that source (the created event's source and epoch) for StaleAfter ×
 // the interval, or when complete snapshots left it out grace times in a
-// row. Stale is a flag, never a state. Reconciler.Lost checks the recorded
-// identity of each stale child — the wrapper for a launched child, the
-// process for an adopted one — with internal/procid, and appends a
-// terminal lost event only when the answer is gone. An adopted child is
-// checked whether stale or not: a PID-only child has no heartbeat to go
-// stale by, so if its observer (lcwrap adopt) dies first, this is the only
-// way its end is found. Alive and unknown (another host, no start time,
-// nothing recorded) change nothing. For a launched child whose wrapper is
-// gone, the event says whether the child's own process is still present,
-// so it can be adopted.
+// row. Stale is a flag, never a state. Tracker.FindLost checks the
+// recorded identity of each stale child — the wrapper for a launched
+// child, the process for an adopted one — with event.CheckIdentity, and
+// of every child with no heartbeat to go stale by (an adopted PID-only
+// child: if its observer, lcwrap adopt, dies first, this is the only way
+// its end is found). Only a gone answer can make a child lost, and only
+// internal/reconcile records it; alive and unknown (another host, no start
+// time, nothing recorded) change nothing. For a launched child whose
+// wrapper is gone, the finding says whether the child's own process is
+// still present, so it can be adopted.
 //
 // # Snapshots
 //
-// Reconciler.Snapshot refuses a snapshot that is not complete. It appends
-// a reconciliation event (before, after, snapshotId, snapshotSource,
-// snapshotEpoch) for each non-terminal child whose state it corrects, never
-// touches a terminal one, ignores children it names that no event has
-// shown, and counts omissions of covered non-terminal children as
-// diagnostic events in the journal itself, so misses persist across
-// processes; only grace consecutive complete misses make a child stale
-// (intent stale-unknown), and a child listed again resets its count.
-// Overlapping calls in one process coalesce (x/sync/singleflight).
+// PlanSnapshot compares a complete snapshot with the projection and
+// changes nothing: the corrections of non-terminal children, the refusals
+// of terminal ones, the omissions of covered non-terminal children
+// (counted across processes from the diagnostic events that recorded the
+// earlier misses; only grace consecutive complete misses make a child
+// stale, intent stale-unknown, and a child listed again resets its
+// count), the children it names that no event has shown. It refuses a
+// snapshot that is not complete (ErrIncomplete).
 //
 // Tracker.BuildSnapshot is the other direction: lcwrap's own
 // AuthoritativeSnapshot of a journal, every non-terminal child checked
-// now as Lost checks it (alive keeps its state, gone is reported lost). It
-// declares complete coverage only when every such child got a definite
-// answer and the journal is not blocked; otherwise it is incomplete and
-// its coverage lists exactly the children it lists, and it names the
-// others with the reason.
+// now as FindLost checks it (alive keeps its state, gone is reported
+// lost). It declares complete coverage only when every such child got a
+// definite answer and the journal is not blocked; otherwise it is
+// incomplete and its coverage lists exactly the children it lists, and it
+// names the others with the reason.
 //
-// # Cancel authority
-//
-// Tracker.CancelAuthority decides whether lcwrap may cancel a child from
-// here, and fails closed: an unknown child, a cancel capability that is
-// not known (every adopted or external child), a terminal state, a wrapper
-// on another host or without a recorded host or start time, a wrapper the
-// process table cannot vouch for, a wrapper provably gone, or a child not
-// yet started are each a refusal with its own sentinel. CancelRecorder
-// records a request (and, if it never reached the wrapper, that too) as
-// diagnostic events of their own source; WaitEnded follows the journal
-// until the child's terminal event. The package never sends a signal:
-// internal/wrapsig does, after checking the wrapper again.
+// Tracker.Lookup gives a writer what the events recorded about one child
+// (its lineage, capabilities, state and wrapper), and Tracker.WaitEnded
+// follows the journal until a child's terminal event.
 //
 // # What it refuses to claim
 //
@@ -115,8 +107,7 @@
 // is observed, never running. Omission never makes a child lost, and a
 // child on another host is never declared lost from here. A snapshot
 // vouches for liveness and recorded state at one moment, not for progress;
-// an incomplete one never claims coverage it lacks. Authority to cancel is
-// a statement about one moment, and never exists for an adopted process.
+// an incomplete one never claims coverage it lacks.
 //
 // Where it sits among the other packages: docs/design.md.
 package projection

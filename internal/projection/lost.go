@@ -13,10 +13,11 @@ const (
 	CheckedProcess = "process" // an adopted child: the observed process itself
 )
 
-// Finding is the reconciliation of one child: the identity checked and
-// what the process table said. Only Status "gone" makes a child lost.
+// Finding is the check of one child's lifecycle source: the identity
+// checked and what the process table said. Only Status "gone" can make a
+// child lost, and only a writer (internal/reconcile) makes it so.
 type Finding struct {
-	ChildID string
+	Target
 	// StaleReason says why the child is stale; "" for an adopted child
 	// that is not (its process is checked all the same).
 	StaleReason string
@@ -28,16 +29,32 @@ type Finding struct {
 	// its own process is still present (it can then be adopted); nil when
 	// not checked.
 	ChildProcess *ProcessCheck
-	// Appended says a lost event was appended for it (false for all when
-	// appending failed: the journal, read again, tells what was written).
-	Appended bool
-
-	lineage event.Lineage
-	caps    event.Capabilities
 }
 
 // Gone reports whether the check proved the lifecycle source gone.
 func (f *Finding) Gone() bool { return f.Check.Status == event.Gone.String() }
+
+// FindLost checks in table, at now, the recorded lifecycle source of every
+// non-terminal child that reconciliation looks at, from what the tracker
+// has read (call Refresh first): every stale child, and every child with
+// no heartbeat to go stale by (an adopted PID-only child, a run whose
+// wrapper declared none), whether stale or not. It returns, by child id,
+// one Finding per stale child and per other child found gone; one neither
+// stale nor gone has nothing to report. It appends nothing:
+// internal/reconcile records what the findings prove.
+func (t *Tracker) FindLost(now time.Time, table event.ProcTable) []Finding {
+	var cands []candidate
+	t.with(func(p *Projection) { cands = p.lostCandidates(now) })
+	var findings []Finding
+	for _, cd := range cands {
+		f := cd.check(table)
+		if f.StaleReason == "" && !f.Gone() {
+			continue
+		}
+		findings = append(findings, f)
+	}
+	return findings
+}
 
 // candidate is a stale child with what is needed to check it, copied out
 // of the projection so the checks run without its lock.
@@ -77,7 +94,7 @@ func (p *Projection) lostCandidates(now time.Time) []candidate {
 // observed process of an adopted child, else the wrapper of a launched one
 // (with the child's own process, to say whether it outlived its wrapper).
 func (c *child) candidate(staleReason string) candidate {
-	cd := candidate{f: Finding{ChildID: c.id, StaleReason: staleReason, lineage: c.lineage, caps: c.caps}}
+	cd := candidate{f: Finding{Target: c.target(), StaleReason: staleReason}}
 	switch {
 	case c.lineage.External && c.process != nil:
 		cd.f.Checked, cd.id = CheckedProcess, c.process
@@ -109,21 +126,4 @@ func (cd candidate) check(t event.ProcTable) Finding {
 func processCheck(t event.ProcTable, id event.Identity) ProcessCheck {
 	v := event.CheckIdentity(t, id)
 	return ProcessCheck{Identity: id, Status: v.Status.String(), Reason: v.Reason}
-}
-
-// lostDetails are the details of the terminal lost event for a finding
-// (docs/events.md, "Reconciliation").
-func (f *Finding) lostDetails() event.Terminal {
-	return event.Terminal{
-		Reconciliation: &event.Reconciliation{
-			Checked:     f.Checked,
-			Identity:    f.Check.Identity,
-			Result:      f.Check.Status,
-			Reason:      f.Check.Reason,
-			StaleReason: f.StaleReason,
-		},
-		Claim:        event.ClaimExitStatusOnly,
-		ExitStatus:   "unknown",
-		ChildProcess: f.ChildProcess,
-	}
 }

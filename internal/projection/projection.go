@@ -368,7 +368,7 @@ func (c *child) provisional() bool {
 	return false
 }
 
-// millis reads a timestamp jsonl has already validated as unix
+// millis reads a timestamp internal/event has already validated as unix
 // milliseconds.
 func millis(ts string) int64 {
 	d := func(s string) int {
@@ -389,6 +389,6 @@ func millis(ts string) int64 {
 	return t.UnixMilli()
 }
 
-// Millis reads a timestamp that jsonl has already validated (an event's
+// Millis reads a timestamp that internal/event has already validated (an event's
 // observedAt) as unix milliseconds; it is 0 for anything shorter.
 func Millis(ts string) int64 { return millis(ts) }

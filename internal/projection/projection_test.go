@@ -282,7 +282,7 @@ func TestCorrections(t *testing.T) {
 	apply(t, p, ev("c", 2, event.KindStateChanged, starting), Applied)
 	apply(t, p, ev("c", 3, event.KindStateChanged, running), Applied)
 	apply(t, p, ev("c", 4, event.KindDiagnostic, created), Applied)
-	corr := withSpace(ev("c", 1, event.KindReconciliation, starting), ReconcileSource, "r1")
+	corr := withSpace(ev("c", 1, event.KindReconciliation, starting), reconcileSource, "r1")
 	if out := apply(t, p, corr, Applied); !out.Changed {
 		t.Fatal("correction not applied")
 	}
@@ -292,11 +292,21 @@ func TestCorrections(t *testing.T) {
 	}
 	// The wrapper's next event moves on from the corrected state.
 	apply(t, p, ev("c", 5, event.KindTerminal, cancelled), Applied)
-	late := withSpace(ev("c", 2, event.KindReconciliation, running), ReconcileSource, "r1")
+	late := withSpace(ev("c", 2, event.KindReconciliation, running), reconcileSource, "r1")
 	if out := apply(t, p, late, TerminalImmutable); out.Changed {
 		t.Fatal("a correction revived a terminal child")
 	}
 	if got := stateOf(view(t, p, "c", t0)); got != cancelled {
 		t.Fatalf("state %s, want cancelled", got)
+	}
+}
+
+// A heartbeat interval too long to mean anything never makes a child stale
+// (3 × it would overflow).
+func TestAbsurdIntervalNeverStale(t *testing.T) {
+	p := New()
+	apply(t, p, withDetails(ev("c", 1, event.KindCreated, created), map[string]any{"heartbeatIntervalMs": int64(1) << 62}), Applied)
+	if v := view(t, p, "c", t0.Add(time.Hour)); v.Stale || v.Heartbeat != nil {
+		t.Fatalf("%+v", v)
 	}
 }

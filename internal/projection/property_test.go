@@ -79,7 +79,7 @@ func genStream(rng *rand.Rand, n int) []event.Event {
 			}
 		}
 		if !ended && rng.IntN(10) < 3 {
-			mine = append(mine, withDetails(at(withSpace(ev(id, 1, event.KindTerminal, lost), ReconcileSource, "r1"), next()),
+			mine = append(mine, withDetails(at(withSpace(ev(id, 1, event.KindTerminal, lost), reconcileSource, "r1"), next()),
 				map[string]any{"claim": "process-exit-status-only", "exitStatus": "unknown"}))
 		}
 		out = append(out, mine...)

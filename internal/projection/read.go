@@ -100,6 +100,71 @@ func (t *Tracker) Report(now time.Time, all bool) Report {
 	return r
 }
 
+// ChildRecord is what a child's events recorded that an action on it (a
+// cancel, a correction) needs: who it is, its state ("" while no event
+// has said) and its wrapper's identity (nil when none was recorded).
+type ChildRecord struct {
+	Target
+	State   event.State
+	Wrapper *event.Identity
+}
+
+// Lookup returns what the tracker has read of childID (call Refresh
+// first), and whether any event named it.
+func (t *Tracker) Lookup(childID string) (ChildRecord, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.p.children[childID]
+	if c == nil {
+		return ChildRecord{}, false
+	}
+	r := ChildRecord{Target: c.target(), State: c.state}
+	if c.wrapper != nil {
+		w := *c.wrapper
+		r.Wrapper = &w
+	}
+	return r, true
+}
+
+// errEnded stops following once the child has ended.
+var errEnded = errors.New("ended")
+
+// WaitEnded follows the journal from where the tracker has read until
+// childID reaches a terminal state, and returns its view at that moment.
+//
+// Outcomes: the view and nil (at once when it has already ended);
+// ctx.Err() when ctx ends first; the errors of journal.Follow.
+func (t *Tracker) WaitEnded(ctx context.Context, childID string) (ChildView, error) {
+	var v ChildView
+	ended := func() bool {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		c := t.p.children[childID]
+		if c == nil || !c.state.Terminal() {
+			return false
+		}
+		v = c.view(time.Now().UnixMilli())
+		return true
+	}
+	if ended() {
+		return v, nil
+	}
+	t.mu.Lock()
+	after := t.cursor
+	t.mu.Unlock()
+	err := journal.Follow(ctx, t.path, after, func(rec event.Record, raw []byte) error {
+		t.apply(rec, raw)
+		if rec.Event.ChildID == childID && ended() {
+			return errEnded
+		}
+		return nil
+	}, t.block)
+	if errors.Is(err, errEnded) {
+		return v, nil
+	}
+	return ChildView{}, err
+}
+
 // with runs fn on the projection under the tracker's lock.
 func (t *Tracker) with(fn func(p *Projection)) {
 	t.mu.Lock()

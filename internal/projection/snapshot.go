@@ -10,17 +10,19 @@ import (
 // non-terminal child out before it is surfaced as stale, state unknown.
 const DefaultGrace = 2
 
-// target is the child an action is about, with what its events carry.
-type target struct {
-	ChildID string
-	lineage event.Lineage
-	caps    event.Capabilities
+// Target is the child an action is about, with the lineage and
+// capabilities its events carry: a writer acting on the child copies them
+// into its own events.
+type Target struct {
+	ChildID      string
+	Lineage      event.Lineage
+	Capabilities event.Capabilities
 }
 
 // Correction is a non-terminal child whose state the snapshot corrects.
 // Before is "" when the projection did not know the state.
 type Correction struct {
-	target
+	Target
 	Before, After event.State
 }
 
@@ -36,7 +38,7 @@ type Refusal struct {
 // counts the consecutive misses), or one it lists again after misses
 // (Record.ConsecutiveMisses 0: the count is reset).
 type Omission struct {
-	target
+	Target
 	Record OmissionRecord
 }
 
@@ -87,10 +89,10 @@ func (p *Projection) PlanSnapshot(s event.Snapshot, grace int) (Plan, error) {
 			continue
 		}
 		if sc.State != c.state {
-			plan.Corrections = append(plan.Corrections, Correction{target: c.target(), Before: c.state, After: sc.State})
+			plan.Corrections = append(plan.Corrections, Correction{Target: c.target(), Before: c.state, After: sc.State})
 		}
 		if prev := c.omissionBy(s.Source); prev.ConsecutiveMisses > 0 {
-			plan.Omissions = append(plan.Omissions, Omission{target: c.target(), Record: omissionRecord(s, 0, grace)})
+			plan.Omissions = append(plan.Omissions, Omission{Target: c.target(), Record: omissionRecord(s, 0, grace)})
 		}
 	}
 	covered := make(map[string]bool, len(s.Coverage.ChildIDs))
@@ -105,7 +107,7 @@ func (p *Projection) PlanSnapshot(s event.Snapshot, grace int) (Plan, error) {
 		if prev.SnapshotID == s.SnapshotID && prev.SnapshotEpoch == s.SourceEpoch {
 			continue // this snapshot was counted already
 		}
-		plan.Omissions = append(plan.Omissions, Omission{target: c.target(), Record: omissionRecord(s, prev.ConsecutiveMisses+1, grace)})
+		plan.Omissions = append(plan.Omissions, Omission{Target: c.target(), Record: omissionRecord(s, prev.ConsecutiveMisses+1, grace)})
 	}
 	sort.Slice(plan.Corrections, func(i, j int) bool { return plan.Corrections[i].ChildID < plan.Corrections[j].ChildID })
 	sort.Slice(plan.Refusals, func(i, j int) bool { return plan.Refusals[i].ChildID < plan.Refusals[j].ChildID })
@@ -123,7 +125,9 @@ func omissionRecord(s event.Snapshot, misses, grace int) OmissionRecord {
 	return r
 }
 
-func (c *child) target() target { return target{ChildID: c.id, lineage: c.lineage, caps: c.caps} }
+func (c *child) target() Target {
+	return Target{ChildID: c.id, Lineage: c.lineage, Capabilities: c.caps}
+}
 
 // omissionBy returns the last omission record of a snapshot source.
 func (c *child) omissionBy(source string) OmissionRecord {
@@ -149,14 +153,11 @@ func (c *child) newerThan(s event.Snapshot, sc event.SnapshotChild) bool {
 	return false
 }
 
-// correctionDetails are the details of a reconciliation event
-// (docs/events.md, "Reconciliation").
-func (cr *Correction) details(s event.Snapshot) event.Correction {
-	return event.Correction{
-		Before:         string(cr.Before),
-		After:          string(cr.After),
-		SnapshotID:     s.SnapshotID,
-		SnapshotSource: s.Source,
-		SnapshotEpoch:  s.SourceEpoch,
-	}
+// PlanSnapshot compares a snapshot with what the tracker has read (call
+// Refresh first), as Projection.PlanSnapshot does.
+func (t *Tracker) PlanSnapshot(s event.Snapshot, grace int) (Plan, error) {
+	var plan Plan
+	var err error
+	t.with(func(p *Projection) { plan, err = p.PlanSnapshot(s, grace) })
+	return plan, err
 }

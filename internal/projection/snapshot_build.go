@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 )
 
@@ -35,8 +34,9 @@ type snapshotItem struct {
 
 // BuildSnapshot checks, now, every child the tracker has read (call
 // Refresh first) and returns what it can vouch for as an
-// AuthoritativeSnapshot of SnapshotSource, with a fresh sourceEpoch and
-// the snapshotId "<sourceEpoch>/<reason>".
+// AuthoritativeSnapshot of SnapshotSource with the sourceEpoch epoch (a
+// fresh one for each snapshot: emit.NewEpoch) and the snapshotId
+// "<epoch>/<reason>".
 //
 // A terminal child is covered as it is: terminal states are final. A
 // non-terminal one is covered only when its lifecycle source's recorded
@@ -51,7 +51,7 @@ type snapshotItem struct {
 // (past its bad line may be children no one has read); otherwise
 // complete: false and coverage lists exactly the children it lists.
 // Details are redacted.
-func (t *Tracker) BuildSnapshot(table event.ProcTable, now time.Time, reason string) (event.Snapshot, []Uncovered) {
+func (t *Tracker) BuildSnapshot(table event.ProcTable, now time.Time, epoch, reason string) (event.Snapshot, []Uncovered) {
 	var items []snapshotItem
 	var blockedAt int64 // the journal's bad line; 0 when it is clean
 	t.with(func(p *Projection) {
@@ -68,7 +68,6 @@ func (t *Tracker) BuildSnapshot(table event.ProcTable, now time.Time, reason str
 	})
 	sort.Slice(items, func(i, j int) bool { return items[i].cd.f.ChildID < items[j].cd.f.ChildID })
 
-	epoch := emit.NewEpoch()
 	s := event.Snapshot{Source: SnapshotSource, SourceEpoch: epoch, SnapshotID: epoch + "/" + reason,
 		ObservedAt: event.Timestamp(now), Children: []event.SnapshotChild{}}
 	var uncovered []Uncovered

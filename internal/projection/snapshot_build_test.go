@@ -1,7 +1,6 @@
 package projection
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/journal"
 )
 
 // snapshotOf builds a snapshot of path's journal and checks that it is
@@ -19,7 +17,7 @@ func snapshotOf(t *testing.T, path string, table event.ProcTable) (event.Snapsho
 	t.Helper()
 	tr := NewTracker(path)
 	_ = tr.Refresh() // a blocked journal is part of some tests
-	s, unc := tr.BuildSnapshot(table, t0.Add(time.Hour), "reconnect")
+	s, unc := tr.BuildSnapshot(table, t0.Add(time.Hour), "e-snapshot", "reconnect")
 	b, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
@@ -148,35 +146,4 @@ func equalStates(a, b map[string]event.State) bool {
 		}
 	}
 	return true
-}
-
-// Round trip: a snapshot of a consistent journal (every open child
-// alive) is accepted by reconciliation and changes nothing.
-func TestBuildSnapshotRoundTrip(t *testing.T) {
-	w := localIdentity(4242, 77)
-	var events []event.Event
-	events = append(events, launched("alive", w, 4250, 1000)...)
-	events = append(events, launched("done", w, 4250, 1000)...)
-	events = append(events, ev("done", 5, event.KindTerminal, completed))
-	events = append(events, adoptedCreated("seen", localIdentity(5151, 42)))
-	path := writeJournal(t, events...)
-	table := &event.FakeProcTable{}
-	table.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
-	table.Set(5151, event.ProcInfo{StartTime: 42, State: 'S'})
-	s, _ := snapshotOf(t, path, table)
-	if !s.Complete {
-		t.Fatalf("not complete: %+v", s)
-	}
-	before := len(readJournal(t, path))
-	r := NewReconciler(NewTracker(path), journal.Options{}, table, func() time.Time { return t0.Add(time.Hour) })
-	plan, err := r.Snapshot(context.Background(), s, DefaultGrace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plan.Corrections)+len(plan.Refusals)+len(plan.Omissions)+len(plan.Unknown)+len(plan.Older) != 0 {
-		t.Fatalf("a consistent journal was changed: %+v", plan)
-	}
-	if after := len(readJournal(t, path)); after != before {
-		t.Fatalf("%d events appended", after-before)
-	}
 }

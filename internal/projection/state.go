@@ -2,9 +2,9 @@ package projection
 
 import "errors"
 
-// State changes follow the contract's one table, jsonl.Transition (and
-// jsonl.Reachable across a gap); a refused change is a
-// *jsonl.TransitionError.
+// State changes follow the contract's one table, event.Transition (and
+// event.Reachable across a gap); a refused change is a
+// *event.TransitionError.
 
 var (
 	// ErrConflict means two different records share one event identity;

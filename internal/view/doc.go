@@ -1,15 +1,19 @@
-// Package view is what a person is shown: the lineage tree of every child
-// (launched process → agent session → sub-agents, retries under their
-// root with their attempt number), the cells of one row (state symbol,
-// activity, freshness, start, duration, exit, source, unknown
-// capabilities), the status table fitted to a terminal's width, the live
-// model `lcwrap top` keeps current from a journal cursor, and the
-// self-contained HTML report. docs/view.md shows all three.
+// Package view is the live model: what a person is shown of the
+// projection. It keeps the lineage tree of every child (launched process →
+// agent session → sub-agents, retries under their root with their attempt
+// number), a per-child history beside the projection (the last events, the
+// state segments, the stale spans, bounded per child), the cells of one
+// row (state symbol, activity, freshness, start, duration, exit, source,
+// unknown capabilities), the status table fitted to a terminal's width and
+// the detail pane. Model.Apply costs one event's work and Sync recomputes
+// only the children touched. It reads no file and starts no goroutine:
+// internal/view/live follows a journal into a Model, internal/view/tui
+// draws it full-screen (lcwrap top), internal/report writes it as HTML.
+// docs/view.md shows all three.
 //
 // Everything it shows comes from the projection: state, staleness and
-// exit are the projection's, and a per-child history (the last events,
-// the state segments, the stale spans) is kept alongside it, bounded per
-// child. It never prints or exits; cmd/lcwrap and cmd/lcwrap-top do.
+// exit are the projection's. It never prints or exits; cmd/lcwrap and
+// cmd/lcwrap-top do.
 //
 // # What it refuses to claim
 //

@@ -11,11 +11,12 @@ import (
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/view"
+	"github.com/lcwrap/lcwrap/internal/view/live"
 )
 
 // Options configure the view.
 type Options struct {
-	Live  *view.Live
+	Live  *live.Follower
 	Color bool             // ANSI colours (a terminal without NO_COLOR)
 	Now   func() time.Time // the clock; time.Now when nil
 	// Interval is the least time between two clock redraws
@@ -36,7 +37,7 @@ const MinInterval = 100 * time.Millisecond
 // Model is the bubbletea model of top. Its fields are the screen's
 // state; View renders them and nothing else.
 type Model struct {
-	live     *view.Live
+	live     *live.Follower
 	color    bool
 	clock    func() time.Time
 	interval time.Duration
@@ -48,7 +49,7 @@ type Model struct {
 	evidence      bool
 	tally         map[string]int
 	total         int
-	state         view.State
+	state         live.State
 
 	rows      []view.Row
 	cached    map[int]*[view.NumCols]view.Cell // cells of rows drawn, by index, until the next rebuild

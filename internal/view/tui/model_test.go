@@ -12,7 +12,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
-	"github.com/lcwrap/lcwrap/internal/view"
+	"github.com/lcwrap/lcwrap/internal/view/live"
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
 )
 
@@ -28,17 +28,17 @@ func start(t *testing.T, s *viewtest.Scene, now time.Time) (*Model, string) {
 			t.Fatal(err)
 		}
 	}
-	live := view.NewLive(view.JournalLines(path))
+	follower := live.New(live.JournalLines(path))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { live.Run(ctx); close(done) }()
+	go func() { follower.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 	select {
-	case <-live.CaughtUp():
+	case <-follower.CaughtUp():
 	case <-time.After(20 * time.Second):
 		t.Fatal("the journal was not read")
 	}
-	m := New(Options{Live: live, Now: func() time.Time { return now }})
+	m := New(Options{Live: follower, Now: func() time.Time { return now }})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.Update(caughtMsg{})
 	return m, path

@@ -1,4 +1,4 @@
-package view_test
+package live_test
 
 import (
 	"context"
@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/view"
+	"github.com/lcwrap/lcwrap/internal/view/live"
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
 )
 
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
 // waitModel waits until cond holds for the live model.
-func waitModel(t *testing.T, l *view.Live, what string, cond func(m *view.Model) bool) {
+func waitModel(t *testing.T, l *live.Follower, what string, cond func(m *view.Model) bool) {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
@@ -38,7 +41,7 @@ func TestLiveRereadsReplacedJournal(t *testing.T) {
 	if err := viewtest.Append(path, viewtest.Standard(t0).Out); err != nil {
 		t.Fatal(err)
 	}
-	l := view.NewLive(view.JournalLines(path))
+	l := live.New(live.JournalLines(path))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { l.Run(ctx); close(done) }()

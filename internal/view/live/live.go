@@ -1,4 +1,4 @@
-package view
+package live
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/view"
 )
 
 // Lines is where a live view's events come from: a journal followed from
@@ -42,16 +43,17 @@ func (j JournalLines) Follow(ctx context.Context, o journal.ReadOptions, fn func
 // view costs no wake-up.
 const maxPoll = time.Second
 
-// retryAfter is how long Live waits before following a journal again
+// retryAfter is how long a Follower waits before following a journal again
 // after an error.
 const retryAfter = 250 * time.Millisecond
 
-// Live is a Model kept current by following Lines in a goroutine (Run).
-// Use it through With; Changed is signalled after new lines are applied.
-type Live struct {
+// Follower is a view.Model kept current by following Lines in a goroutine
+// (Run). Use it through With; Changed is signalled after new lines are
+// applied.
+type Follower struct {
 	src     Lines
 	mu      sync.Mutex
-	m       *Model
+	m       *view.Model
 	blocked *journal.BlockedError
 	err     error
 	rereads int
@@ -62,20 +64,20 @@ type Live struct {
 	done    bool
 }
 
-// NewLive returns a live model of src; nothing is read until Run.
-func NewLive(src Lines) *Live {
-	return &Live{src: src, m: NewModel(), notify: make(chan struct{}, 1), caught: make(chan struct{})}
+// New returns a live model of src; nothing is read until Run.
+func New(src Lines) *Follower {
+	return &Follower{src: src, m: view.NewModel(), notify: make(chan struct{}, 1), caught: make(chan struct{})}
 }
 
 // Changed is signalled (coalesced) whenever the model changed.
-func (l *Live) Changed() <-chan struct{} { return l.notify }
+func (l *Follower) Changed() <-chan struct{} { return l.notify }
 
 // CaughtUp is closed once everything the journal held when Run started
 // has been applied (or a bad line stopped the reading).
-func (l *Live) CaughtUp() <-chan struct{} { return l.caught }
+func (l *Follower) CaughtUp() <-chan struct{} { return l.caught }
 
 // With runs fn with the model under the lock.
-func (l *Live) With(fn func(m *Model)) {
+func (l *Follower) With(fn func(m *view.Model)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fn(l.m)
@@ -91,7 +93,7 @@ type State struct {
 }
 
 // State returns the follower's state.
-func (l *Live) State() State {
+func (l *Follower) State() State {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return State{Path: l.src.Path(), Blocked: l.blocked, Err: l.err, Rereads: l.rereads, Notice: l.last}
@@ -102,7 +104,7 @@ func (l *Live) State() State {
 // read (a truncating repair), is read again from its start into a new
 // model; other errors are kept (State.Err) and the journal is followed
 // again after a pause.
-func (l *Live) Run(ctx context.Context) error {
+func (l *Follower) Run(ctx context.Context) error {
 	if fi, err := os.Stat(l.src.Path()); err == nil {
 		l.upTo = fi.Size()
 	}
@@ -122,7 +124,7 @@ func (l *Live) Run(ctx context.Context) error {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			// The journal changed under the follower in a way it cannot
 			// read on from (it shrank): start again from a new model.
-			l.m, l.blocked = NewModel(), nil
+			l.m, l.blocked = view.NewModel(), nil
 			l.rereads++
 		}
 		l.mu.Unlock()
@@ -136,11 +138,11 @@ func (l *Live) Run(ctx context.Context) error {
 	}
 }
 
-func (l *Live) apply(rec event.Record, raw []byte) error {
+func (l *Follower) apply(rec event.Record, raw []byte) error {
 	l.mu.Lock()
 	if rec.JournalSequence <= l.m.Cursor() {
 		// Line numbers went back: the journal was replaced.
-		l.m, l.blocked = NewModel(), nil
+		l.m, l.blocked = view.NewModel(), nil
 		l.rereads++
 	}
 	l.m.Apply(&rec.Event, raw, rec.JournalSequence)
@@ -160,14 +162,14 @@ func (l *Live) apply(rec event.Record, raw []byte) error {
 	return nil
 }
 
-func (l *Live) notice(n journal.Notice) {
+func (l *Follower) notice(n journal.Notice) {
 	l.mu.Lock()
 	l.last = n
 	l.mu.Unlock()
 	l.signal()
 }
 
-func (l *Live) block(be *journal.BlockedError) {
+func (l *Follower) block(be *journal.BlockedError) {
 	l.mu.Lock()
 	l.blocked = be
 	l.mu.Unlock()
@@ -175,7 +177,7 @@ func (l *Live) block(be *journal.BlockedError) {
 	l.signal()
 }
 
-func (l *Live) catchUp() {
+func (l *Follower) catchUp() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.done {
@@ -184,7 +186,7 @@ func (l *Live) catchUp() {
 	}
 }
 
-func (l *Live) signal() {
+func (l *Follower) signal() {
 	select {
 	case l.notify <- struct{}{}:
 	default:

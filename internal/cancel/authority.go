@@ -1,7 +1,6 @@
-package projection
+package cancel
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -9,13 +8,15 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/reconcile"
 )
 
-// CancelSource is the source of the events `lcwrap cancel` records. Each
-// CancelRecorder has a sourceEpoch of its own.
-const CancelSource = "lcwrap-cancel"
+// Source is the source of the events `lcwrap cancel` records. Each
+// Recorder has a sourceEpoch of its own.
+const Source = "lcwrap-cancel"
 
-// The refusals of CancelAuthority, each wrapped in an *AuthorityError.
+// The refusals of CheckAuthority, each wrapped in an *AuthorityError.
 var (
 	// ErrUnknownChild: no event in the journal names the child.
 	ErrUnknownChild = errors.New("no such child in the journal")
@@ -56,14 +57,14 @@ func (e *AuthorityError) Unwrap() error { return e.Err }
 // time. It is a statement about one moment: the wrapper must be verified
 // again when it is signalled.
 type Authority struct {
-	target
+	projection.Target
 	State   event.State
 	Wrapper event.Identity
 }
 
-// CancelAuthority decides, from what the tracker has read (call Refresh
-// first) and the process table, whether lcwrap may cancel childID from
-// here. It fails closed, in this order:
+// CheckAuthority decides, from what t has read (call Refresh first) and
+// the process table, whether lcwrap may cancel childID from here. It
+// fails closed, in this order:
 //
 //   - ErrUnknownChild: no event names the child;
 //   - ErrNoAuthority: its cancel capability is not known, or it is
@@ -78,27 +79,20 @@ type Authority struct {
 //
 // Every refusal is an *AuthorityError. Otherwise it returns the Authority
 // and nil.
-func (t *Tracker) CancelAuthority(childID string, table event.ProcTable) (Authority, error) {
-	var a Authority
-	var found bool
-	var wrapper *event.Identity
-	t.with(func(p *Projection) {
-		c := p.children[childID]
-		if found = c != nil; found {
-			a = Authority{target: c.target(), State: c.state}
-			wrapper = c.wrapper
-		}
-	})
+func CheckAuthority(t *projection.Tracker, childID string, table event.ProcTable) (Authority, error) {
+	c, found := t.Lookup(childID)
+	a := Authority{Target: c.Target, State: c.State}
+	wrapper := c.Wrapper
 	refuse := func(err error, format string, args ...any) (Authority, error) {
 		return Authority{}, &AuthorityError{ChildID: childID, State: a.State, Reason: fmt.Sprintf(format, args...), Err: err}
 	}
 	switch {
 	case !found:
 		return refuse(ErrUnknownChild, "no event in the journal names this child")
-	case a.lineage.External:
-		return refuse(ErrNoAuthority, "it is an adopted (external) child: lcwrap only observes it and has no authority to cancel it (cancel capability %s)", a.caps.Cancel)
-	case a.caps.Cancel != event.Known:
-		return refuse(ErrNoAuthority, "its cancel capability is %s: lcwrap has no authority to cancel it", a.caps.Cancel)
+	case a.Lineage.External:
+		return refuse(ErrNoAuthority, "it is an adopted (external) child: lcwrap only observes it and has no authority to cancel it (cancel capability %s)", a.Capabilities.Cancel)
+	case a.Capabilities.Cancel != event.Known:
+		return refuse(ErrNoAuthority, "its cancel capability is %s: lcwrap has no authority to cancel it", a.Capabilities.Cancel)
 	case a.State.Terminal():
 		return refuse(ErrEnded, "it has already ended: %s", a.State)
 	case wrapper == nil:
@@ -123,17 +117,17 @@ func (t *Tracker) CancelAuthority(childID string, table event.ProcTable) (Author
 	return a, nil
 }
 
-// CancelRecorder records one cancel request in the journal, as events of
-// CancelSource with the child's lineage and capabilities.
-type CancelRecorder struct {
-	w *writer
+// Recorder records one cancel request in the journal, as events of
+// Source with the child's lineage and capabilities.
+type Recorder struct {
+	w *reconcile.Writer
 	a Authority
 }
 
-// NewCancelRecorder records into the journal t tracks, appending with
-// opts, at the times now returns.
-func NewCancelRecorder(t *Tracker, opts journal.Options, now func() time.Time, a Authority) *CancelRecorder {
-	return &CancelRecorder{w: newWriter(t, opts, now, CancelSource), a: a}
+// NewRecorder records into the journal t tracks, appending with opts, at
+// the times now returns.
+func NewRecorder(t *projection.Tracker, opts journal.Options, now func() time.Time, a Authority) *Recorder {
+	return &Recorder{w: reconcile.NewWriter(t, opts, now, Source), a: a}
 }
 
 // Requested appends the diagnostic event that records the request
@@ -141,58 +135,19 @@ func NewCancelRecorder(t *Tracker, opts journal.Options, now func() time.Time, a
 // wrapper verified and the signal about to be sent. Outcomes: nil once it
 // is in the journal; a *journal.BlockedError or another open or append
 // error (then nothing may be sent).
-func (r *CancelRecorder) Requested(reason string, by event.Identity, signal string) error {
+func (r *Recorder) Requested(reason string, by event.Identity, signal string) error {
 	d := event.CancelRequested{Request: "cancel", RequestedBy: by, Wrapper: r.a.Wrapper, Signal: signal, Reason: reason}
-	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: event.KindDiagnostic, Details: d}}})
+	return r.w.Append([]reconcile.Pending{{Target: r.a.Target, Spec: emit.Spec{Kind: event.KindDiagnostic, Details: d}}})
 }
 
 // Close releases the journal the recorder appended to.
-func (r *CancelRecorder) Close() error { return r.w.Close() }
+func (r *Recorder) Close() error { return r.w.Close() }
 
 // NotDelivered appends the diagnostic event that says the recorded request
 // did not reach the wrapper, and why. Outcomes: those of Requested.
-func (r *CancelRecorder) NotDelivered(why error) error {
-	return r.w.append([]pending{{r.a.target, emit.Spec{Kind: event.KindDiagnostic, Details: event.CancelNotDelivered{
+func (r *Recorder) NotDelivered(why error) error {
+	return r.w.Append([]reconcile.Pending{{Target: r.a.Target, Spec: emit.Spec{Kind: event.KindDiagnostic, Details: event.CancelNotDelivered{
 		Request: "cancel",
 		Error:   why.Error(),
 	}}}})
-}
-
-// errEnded stops following once the child has ended.
-var errEnded = errors.New("ended")
-
-// WaitEnded follows the journal from where the tracker has read until
-// childID reaches a terminal state, and returns its view at that moment.
-//
-// Outcomes: the view and nil (at once when it has already ended);
-// ctx.Err() when ctx ends first; the errors of journal.Follow.
-func (t *Tracker) WaitEnded(ctx context.Context, childID string) (ChildView, error) {
-	var v ChildView
-	ended := func() bool {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		c := t.p.children[childID]
-		if c == nil || !c.state.Terminal() {
-			return false
-		}
-		v = c.view(time.Now().UnixMilli())
-		return true
-	}
-	if ended() {
-		return v, nil
-	}
-	t.mu.Lock()
-	after := t.cursor
-	t.mu.Unlock()
-	err := journal.Follow(ctx, t.path, after, func(rec event.Record, raw []byte) error {
-		t.apply(rec, raw)
-		if rec.Event.ChildID == childID && ended() {
-			return errEnded
-		}
-		return nil
-	}, t.block)
-	if errors.Is(err, errEnded) {
-		return v, nil
-	}
-	return ChildView{}, err
 }

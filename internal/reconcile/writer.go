@@ -1,4 +1,4 @@
-package projection
+package reconcile
 
 import (
 	"errors"
@@ -8,16 +8,17 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
-// writer appends the events of one source (a reconciler, a canceller) to
+// Writer appends the events of one source (a reconciler, a canceller) to
 // the journal a Tracker reads, with a sourceEpoch of its own, so that its
 // sequences never collide with another writer's. It opens the journal on
 // its first append and keeps it, with one emitter, until Close: each
 // append builds its lines and writes them in one journal Append, on the
 // caller's goroutine.
-type writer struct {
-	t    *Tracker
+type Writer struct {
+	t    *projection.Tracker
 	opts journal.Options
 	now  func() time.Time
 
@@ -28,29 +29,36 @@ type writer struct {
 	j      *journal.Journal // nil until the first append, and after Close
 }
 
-func newWriter(t *Tracker, opts journal.Options, now func() time.Time, source string) *writer {
-	w := &writer{t: t, opts: opts, now: now, source: source}
+// NewWriter appends events of source to the journal t tracks, with opts,
+// at the times now returns.
+func NewWriter(t *projection.Tracker, opts journal.Options, now func() time.Time, source string) *Writer {
+	w := &Writer{t: t, opts: opts, now: now, source: source}
 	w.newEpoch()
 	return w
 }
 
 // newEpoch moves to a fresh sourceEpoch, with its sequences from 1.
-func (w *writer) newEpoch() {
+func (w *Writer) newEpoch() {
 	w.em = emit.New(emit.Options{Source: w.source, Now: w.now})
 	w.next = map[string]int64{}
 }
 
-// pending is an event to append for a child.
-type pending struct {
-	target
-	spec emit.Spec
+// Pending is an event to append for a child.
+type Pending struct {
+	projection.Target
+	Spec emit.Spec
 }
 
-// append writes events to the journal, each with the child's lineage and
-// capabilities, then reads the journal back so the projection includes
-// them. When anything fails it moves to a new sourceEpoch, so that no
-// sequence that may have reached the journal is used twice.
-func (w *writer) append(events []pending) error {
+// Append writes events to the journal, each with its child's lineage and
+// capabilities, then reads the journal back so the tracker includes them.
+// When anything fails it moves to a new sourceEpoch, so that no sequence
+// that may have reached the journal is used twice.
+//
+// Outcomes: nil once they are in the journal; the error of an event that
+// does not build (nothing was written); the journal's open or append
+// errors (a *journal.BlockedError among them); a read error other than a
+// blocked journal.
+func (w *Writer) Append(events []Pending) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -68,15 +76,15 @@ func (w *writer) append(events []pending) error {
 	next := map[string]int64{}
 	for _, ev := range events {
 		seq := w.next[ev.ChildID] + next[ev.ChildID] + 1
-		c := w.em.Child(ev.ChildID, ev.lineage, event.Profile{Name: "recorded", Set: ev.caps})
+		c := w.em.Child(ev.ChildID, ev.Lineage, event.Profile{Name: "recorded", Set: ev.Capabilities})
 		c.SetNextSequence(seq)
-		_, line, err := c.Build(ev.spec)
+		_, line, err := c.Build(ev.Spec)
 		if err != nil {
 			return err // nothing was written: the sequences stay unused
 		}
 		lines = append(lines, line)
 		next[ev.ChildID]++
-		terminal = terminal || ev.spec.Kind == event.KindTerminal
+		terminal = terminal || ev.Spec.Kind == event.KindTerminal
 	}
 	if _, err := w.j.Append(lines, terminal); err != nil {
 		w.newEpoch()
@@ -92,7 +100,7 @@ func (w *writer) append(events []pending) error {
 }
 
 // Close releases the journal (when an append opened it).
-func (w *writer) Close() error {
+func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.j == nil {

@@ -1,4 +1,4 @@
-package projection
+package reconcile
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
-// ReconcileSource is the source of every event a Reconciler appends. Each
+// Source is the source of every event a Reconciler appends. Each
 // Reconciler has its own sourceEpoch, so its sequences never collide with
 // another's.
-const ReconcileSource = "lcwrap-reconcile"
+const Source = "lcwrap-reconcile"
 
 // Reconciler appends what reconciliation concludes to a journal: lost
 // events for stale children whose lifecycle source is provably gone, and
@@ -24,17 +25,31 @@ const ReconcileSource = "lcwrap-reconcile"
 // calls of the same kind (and, for snapshots, the same snapshot) coalesce:
 // they share one run and its result.
 type Reconciler struct {
-	*writer
+	t     *projection.Tracker
+	w     *Writer
 	table event.ProcTable
+	now   func() time.Time
 
 	group   singleflight.Group
 	callers atomic.Int32 // calls joined to the group and not returned
 }
 
-// NewReconciler reconciles the journal t tracks, appending with opts,
-// checking identities in table, at the times now returns.
-func NewReconciler(t *Tracker, opts journal.Options, table event.ProcTable, now func() time.Time) *Reconciler {
-	return &Reconciler{writer: newWriter(t, opts, now, ReconcileSource), table: table}
+// New reconciles the journal t tracks, appending with opts, checking
+// identities in table, at the times now returns.
+func New(t *projection.Tracker, opts journal.Options, table event.ProcTable, now func() time.Time) *Reconciler {
+	return &Reconciler{t: t, w: NewWriter(t, opts, now, Source), table: table, now: now}
+}
+
+// Close releases the journal (when an append opened it).
+func (r *Reconciler) Close() error { return r.w.Close() }
+
+// Finding is what reconciling one child found: the check of its lifecycle
+// source, and whether a lost event was appended for it.
+type Finding struct {
+	projection.Finding
+	// Appended says a lost event was appended for it (false for all when
+	// appending failed: the journal, read again, tells what was written).
+	Appended bool
 }
 
 // do runs fn once for every overlapping call with the same key.
@@ -73,17 +88,10 @@ func (r *Reconciler) Lost(ctx context.Context) ([]Finding, error) {
 }
 
 func (r *Reconciler) lost() ([]Finding, error) {
-	var cands []candidate
-	now := r.now()
-	r.t.with(func(p *Projection) { cands = p.lostCandidates(now) })
 	var findings []Finding
 	gone := false
-	for _, cd := range cands {
-		f := cd.check(r.table)
-		if f.StaleReason == "" && !f.Gone() {
-			continue
-		}
-		findings = append(findings, f)
+	for _, f := range r.t.FindLost(r.now(), r.table) {
+		findings = append(findings, Finding{Finding: f})
 		gone = gone || f.Gone()
 	}
 	if !gone {
@@ -92,15 +100,16 @@ func (r *Reconciler) lost() ([]Finding, error) {
 	if err := r.t.Refresh(); err != nil {
 		return findings, err
 	}
-	var events []pending
-	r.t.with(func(p *Projection) {
-		for _, f := range findings {
-			if c := p.children[f.ChildID]; f.Gone() && !c.state.Terminal() {
-				events = append(events, pending{target{f.ChildID, f.lineage, f.caps}, emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: f.lostDetails()}})
-			}
+	var events []Pending
+	for _, f := range findings {
+		if !f.Gone() {
+			continue
 		}
-	})
-	if err := r.append(events); err != nil {
+		if c, _ := r.t.Lookup(f.ChildID); !c.State.Terminal() {
+			events = append(events, Pending{f.Target, emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: lostDetails(&f.Finding)}})
+		}
+	}
+	if err := r.w.Append(events); err != nil {
 		return findings, err
 	}
 	for i := range findings {
@@ -111,6 +120,23 @@ func (r *Reconciler) lost() ([]Finding, error) {
 	return findings, nil
 }
 
+// lostDetails are the details of the terminal lost event for a finding
+// (docs/events.md, "Reconciliation").
+func lostDetails(f *projection.Finding) event.Terminal {
+	return event.Terminal{
+		Reconciliation: &event.Reconciliation{
+			Checked:     f.Checked,
+			Identity:    f.Check.Identity,
+			Result:      f.Check.Status,
+			Reason:      f.Check.Reason,
+			StaleReason: f.StaleReason,
+		},
+		Claim:        event.ClaimExitStatusOnly,
+		ExitStatus:   "unknown",
+		ChildProcess: f.ChildProcess,
+	}
+}
+
 // Snapshot applies a complete snapshot: a reconciliation event for each
 // correction of a non-terminal child, a diagnostic event counting each
 // omission of a covered non-terminal child (its intent is stale-unknown
@@ -119,36 +145,47 @@ func (r *Reconciler) lost() ([]Finding, error) {
 // recorded in the journal, so they count across invocations; a snapshot
 // already counted is not counted again.
 //
-// Outcomes: the Plan and nil; ErrIncomplete (nothing appended); the Plan
-// and a *journal.BlockedError or another read or append error (events
-// before the failure may have been appended); ctx.Err().
-func (r *Reconciler) Snapshot(ctx context.Context, s event.Snapshot, grace int) (Plan, error) {
+// Outcomes: the Plan and nil; projection.ErrIncomplete (nothing
+// appended); the Plan and a *journal.BlockedError or another read or
+// append error (events before the failure may have been appended);
+// ctx.Err().
+func (r *Reconciler) Snapshot(ctx context.Context, s event.Snapshot, grace int) (projection.Plan, error) {
 	key := fmt.Sprintf("snapshot\x00%s\x00%s\x00%s\x00%d", s.Source, s.SourceEpoch, s.SnapshotID, grace)
 	v, err := r.do(ctx, key, func() (any, error) { return r.snapshot(s, grace) })
-	plan, _ := v.(Plan)
+	plan, _ := v.(projection.Plan)
 	return plan, err
 }
 
-func (r *Reconciler) snapshot(s event.Snapshot, grace int) (Plan, error) {
+func (r *Reconciler) snapshot(s event.Snapshot, grace int) (projection.Plan, error) {
 	if !s.Complete {
-		return Plan{}, ErrIncomplete
+		return projection.Plan{}, projection.ErrIncomplete
 	}
 	if err := r.t.Refresh(); err != nil {
-		return Plan{}, err
+		return projection.Plan{}, err
 	}
-	var plan Plan
-	var err error
-	r.t.with(func(p *Projection) { plan, err = p.PlanSnapshot(s, grace) })
+	plan, err := r.t.PlanSnapshot(s, grace)
 	if err != nil {
 		return plan, err
 	}
-	var events []pending
+	var events []Pending
 	for i := range plan.Corrections {
 		cr := &plan.Corrections[i]
-		events = append(events, pending{cr.target, emit.Spec{Kind: event.KindReconciliation, State: cr.After, Details: cr.details(s)}})
+		events = append(events, Pending{cr.Target, emit.Spec{Kind: event.KindReconciliation, State: cr.After, Details: correctionDetails(cr, s)}})
 	}
 	for _, o := range plan.Omissions {
-		events = append(events, pending{o.target, emit.Spec{Kind: event.KindDiagnostic, Details: event.OmissionDiagnostic{Omission: &o.Record}}})
+		events = append(events, Pending{o.Target, emit.Spec{Kind: event.KindDiagnostic, Details: event.OmissionDiagnostic{Omission: &o.Record}}})
 	}
-	return plan, r.append(events)
+	return plan, r.w.Append(events)
+}
+
+// correctionDetails are the details of a reconciliation event
+// (docs/events.md, "Reconciliation").
+func correctionDetails(cr *projection.Correction, s event.Snapshot) event.Correction {
+	return event.Correction{
+		Before:         string(cr.Before),
+		After:          string(cr.After),
+		SnapshotID:     s.SnapshotID,
+		SnapshotSource: s.Source,
+		SnapshotEpoch:  s.SourceEpoch,
+	}
 }

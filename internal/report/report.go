@@ -1,4 +1,4 @@
-package view
+package report
 
 import (
 	"bufio"
@@ -11,15 +11,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/view"
 )
 
-// DefaultReportLimit is how many children a report draws one by one;
+// DefaultLimit is how many children a report draws one by one;
 // past it, ended children are counted in one aggregate line per state.
-const DefaultReportLimit = 500
+const DefaultLimit = 500
 
-// ReportOptions select what a report shows.
-type ReportOptions struct {
+// Options select what a report shows.
+type Options struct {
 	Input string    // what was read, named in the header
 	Now   time.Time // the report's moment
 	// Since leaves out children that ended before it (unix ms; 0: all)
@@ -29,15 +31,15 @@ type ReportOptions struct {
 	// all).
 	Children []string
 	// Limit is how many children are drawn one by one
-	// (DefaultReportLimit when 0).
+	// (DefaultLimit when 0).
 	Limit int
 	// BadLines, Blocked: what the reader skipped or stopped at.
 	BadLines int64
 	Blocked  string
 }
 
-// ReportSummary says what a report drew and what it aggregated.
-type ReportSummary struct {
+// Summary says what a report drew and what it aggregated.
+type Summary struct {
 	Matched    int            // children the filters kept
 	Drawn      int            // drawn one by one (ancestors shown for lineage included)
 	Aggregated map[string]int // ended children not drawn, by state
@@ -51,17 +53,17 @@ var stateFill = map[string]string{
 	"cancelled": "#a94fc1", "lost": "#6e2a2a",
 }
 
-// WriteReport writes the self-contained HTML report of m (already Synced
+// Write writes the self-contained HTML report of m (already Synced
 // at o.Now): a timeline with one bar per child coloured by state (stale
 // spans hatched), nested by lineage; a table of the children with their
 // facts; and a section per child with its events, capabilities and why
 // each unknown one is unknown. It loads nothing: inline CSS and SVG, a
 // Content-Security-Policy that forbids every fetch, no script.
-func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) {
+func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 	if o.Limit <= 0 {
-		o.Limit = DefaultReportLimit
+		o.Limit = DefaultLimit
 	}
-	sum := ReportSummary{Aggregated: map[string]int{}}
+	sum := Summary{Aggregated: map[string]int{}}
 	nowMs := o.Now.UnixMilli()
 	var wanted map[string]bool
 	if o.Children != nil {
@@ -73,10 +75,10 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 			}
 		}
 	}
-	keep := func(n *Node) bool {
+	keep := func(n *view.Node) bool {
 		if wanted != nil {
 			in := false
-			for p := n; p != nil && !in; p = p.parent {
+			for p := n; p != nil && !in; p = p.Parent() {
 				in = wanted[p.ID()]
 			}
 			if !in {
@@ -88,7 +90,7 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 		}
 		return true
 	}
-	matched := map[*Node]bool{}
+	matched := map[*view.Node]bool{}
 	for _, n := range m.Nodes() {
 		if keep(n) {
 			matched[n] = true
@@ -98,11 +100,11 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 	chosen := matched
 	if len(matched) > o.Limit {
 		// Every child that has not ended, then the latest ended ones.
-		list := make([]*Node, 0, len(matched))
+		list := make([]*view.Node, 0, len(matched))
 		for n := range matched {
 			list = append(list, n)
 		}
-		slices.SortFunc(list, func(a, b *Node) int {
+		slices.SortFunc(list, func(a, b *view.Node) int {
 			if ea, eb := a.View.Ended(), b.View.Ended(); ea != eb {
 				if ea {
 					return 1
@@ -111,7 +113,7 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 			}
 			return cmp.Or(cmp.Compare(b.View.EndedAt, a.View.EndedAt), cmp.Compare(b.View.FirstSeenAt, a.View.FirstSeenAt), cmp.Compare(a.ID(), b.ID()))
 		})
-		chosen = map[*Node]bool{}
+		chosen = map[*view.Node]bool{}
 		for i, n := range list {
 			if i < o.Limit || !n.View.Ended() {
 				chosen[n] = true
@@ -120,7 +122,7 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 			}
 		}
 	}
-	rows := Flatten(m.Roots(), func(n *Node) bool { return chosen[n] })
+	rows := view.Flatten(m.Roots(), func(n *view.Node) bool { return chosen[n] })
 	sum.Drawn = len(rows)
 
 	// The time axis: from the earliest start drawn (or --since) to the
@@ -162,10 +164,10 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 		fmt.Fprintf(b, "<p class=warn>%d lines were not valid events and were skipped ('lcwrap validate' shows why).</p>\n", o.BadLines)
 	}
 	if o.Blocked != "" {
-		fmt.Fprintf(b, "<p class=warn>%s</p>\n", esc(Clean(o.Blocked)))
+		fmt.Fprintf(b, "<p class=warn>%s</p>\n", esc(view.Clean(o.Blocked)))
 	}
 	for _, id := range sum.Unmatched {
-		fmt.Fprintf(b, "<p class=warn>No child %s in the input.</p>\n", esc(Clean(id)))
+		fmt.Fprintf(b, "<p class=warn>No child %s in the input.</p>\n", esc(view.Clean(id)))
 	}
 	if !m.Evidence() {
 		fmt.Fprintf(b, "<p id=noevidence>%s</p>\n</body></html>\n", esc(projection.NoEvidence))
@@ -178,14 +180,14 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 		tally[n.View.Display]++
 	}
 	b.WriteString("<div class=legend>")
-	for _, st := range States {
-		fmt.Fprintf(b, "<span><i style=\"background:%s\"></i>%s %s <b>%d</b></span>", stateFill[st], Symbol(st), st, tally[st])
+	for _, st := range view.States {
+		fmt.Fprintf(b, "<span><i style=\"background:%s\"></i>%s %s <b>%d</b></span>", stateFill[st], view.Symbol(st), st, tally[st])
 	}
 	b.WriteString("<span><i class=stale></i>stale</span></div>\n")
 	if len(sum.Aggregated) > 0 {
 		n := 0
 		var parts []string
-		for _, st := range States {
+		for _, st := range view.States {
 			if c := sum.Aggregated[st]; c > 0 {
 				n += c
 				parts = append(parts, fmt.Sprintf("%d %s", c, st))
@@ -196,17 +198,17 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 
 	// Timeline.
 	fmt.Fprintf(b, "<h2>Timeline</h2>\n<div class=axis><span>%s</span><span>%s</span><span>%s</span></div>\n<div class=timeline>\n",
-		esc(stampMs(t0)), esc(Elapsed(t1-t0)), esc(stampMs(t1)))
+		esc(stampMs(t0)), esc(view.Elapsed(t1-t0)), esc(stampMs(t1)))
 	span := float64(t1 - t0)
 	x := func(t int64) float64 { return float64(min(max(t, t0), t1)-t0) / span * 1000 }
 	for i, r := range rows {
 		v := &r.Node.View
-		label := Clean(v.ChildID)
+		label := view.Clean(v.ChildID)
 		if r.Node.Retry {
 			label += " #" + strconv.FormatInt(v.Lineage.Attempt, 10)
 		}
 		fmt.Fprintf(b, "<a class=tl href=\"#c%d\" data-child=\"%s\" data-state=\"%s\"><span class=lbl>%s%s %s</span><svg viewBox=\"0 0 1000 12\" preserveAspectRatio=\"none\">",
-			i, esc(v.ChildID), esc(v.Display), esc(r.Prefix), esc(Symbol(v.Display)), esc(label))
+			i, esc(v.ChildID), esc(v.Display), esc(r.Prefix), esc(view.Symbol(v.Display)), esc(label))
 		start := at(v.FirstSeenAt)
 		end := nowMs
 		if v.Ended() {
@@ -233,18 +235,18 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 
 	// Table.
 	b.WriteString("<h2>Children</h2>\n<table class=children><thead><tr>")
-	for _, c := range columns {
-		fmt.Fprintf(b, "<th>%s</th>", c.title)
+	for _, c := range view.Header() {
+		fmt.Fprintf(b, "<th>%s</th>", c.Text)
 	}
 	b.WriteString("</tr></thead><tbody>\n")
 	for i, r := range rows {
 		v := &r.Node.View
-		c := Cells(r, o.Now)
-		c[ColStarted].Text = orDash(v.FirstSeenAt)
-		fmt.Fprintf(b, "<tr data-child=\"%s\" data-state=\"%s\"><td class=id>%s<a href=\"#c%d\">%s</a></td>", esc(v.ChildID), esc(v.Display), esc(r.Prefix), i, esc(c[ColChild].Text))
-		fmt.Fprintf(b, "<td><span class=st style=\"color:%s\">%s</span></td>", stateFill[v.Display], esc(c[ColState].Text))
-		for col := ColUnknown; col < NumCols; col++ {
-			fmt.Fprintf(b, "<td>%s</td>", esc(Cut(c[col].Text, 200)))
+		c := view.Cells(r, o.Now)
+		c[view.ColStarted].Text = orDash(v.FirstSeenAt)
+		fmt.Fprintf(b, "<tr data-child=\"%s\" data-state=\"%s\"><td class=id>%s<a href=\"#c%d\">%s</a></td>", esc(v.ChildID), esc(v.Display), esc(r.Prefix), i, esc(c[view.ColChild].Text))
+		fmt.Fprintf(b, "<td><span class=st style=\"color:%s\">%s</span></td>", stateFill[v.Display], esc(c[view.ColState].Text))
+		for col := view.ColUnknown; col < view.NumCols; col++ {
+			fmt.Fprintf(b, "<td>%s</td>", esc(view.Cut(c[col].Text, 200)))
 		}
 		b.WriteString("</tr>\n")
 	}
@@ -254,7 +256,7 @@ func WriteReport(w io.Writer, m *Model, o ReportOptions) (ReportSummary, error) 
 	b.WriteString("<h2>Events by child</h2>\n")
 	for i, r := range rows {
 		fmt.Fprintf(b, "<section id=\"c%d\" data-child=\"%s\"><pre>", i, esc(r.Node.View.ChildID))
-		for _, l := range Detail(r.Node, o.Now) {
+		for _, l := range view.Detail(r.Node, o.Now) {
 			b.WriteString(esc(l))
 			b.WriteByte('\n')
 		}
@@ -271,10 +273,10 @@ type seg struct {
 
 // segments are the child's states over [start, end]: its state segments,
 // or one segment of its displayed state when no state event was kept.
-func segments(n *Node, start, end int64) []seg {
+func segments(n *view.Node, start, end int64) []seg {
 	v := &n.View
 	var out []seg
-	var segs []Segment
+	var segs []view.Segment
 	if n.Hist != nil {
 		segs = n.Hist.Segs
 	}
@@ -284,7 +286,7 @@ func segments(n *Node, start, end int64) []seg {
 			to = segs[i+1].At
 		}
 		st := s.State
-		if st == "created" && Adopted(v) {
+		if st == "created" && view.Adopted(v) {
 			st = "observed"
 		}
 		out = append(out, seg{max(s.At, start), to, st})
@@ -304,15 +306,15 @@ func segments(n *Node, start, end int64) []seg {
 
 // staleSpans are the recorded stale spans plus, for a child stale now,
 // the one still open.
-func staleSpans(n *Node, now int64) []Span {
-	var out []Span
+func staleSpans(n *view.Node, now int64) []view.Span {
+	var out []view.Span
 	if n.Hist != nil {
 		out = append(out, n.Hist.Stale...)
 	}
 	v := &n.View
 	if !v.Ended() && v.Heartbeat != nil {
 		if from := at(v.Heartbeat.LastEvidenceAt) + v.Heartbeat.DeadlineMs; from < now {
-			out = append(out, Span{from, now})
+			out = append(out, view.Span{From: from, To: now})
 		}
 	}
 	return out
@@ -346,3 +348,15 @@ section:target pre{border-left-color:#1a4fb4;background:#eef4ff}
 </style></head><body>
 <svg width="0" height="0" style="position:absolute"><defs><pattern id="hatch" patternUnits="userSpaceOnUse" width="8" height="8" patternTransform="rotate(45)"><rect width="4" height="8" fill="#000" fill-opacity=".55"/></pattern></defs></svg>
 `
+
+// at reads a report timestamp as unix milliseconds (0 when empty).
+func at(ts string) int64 { return projection.Millis(ts) }
+
+func stampMs(ms int64) string { return event.Timestamp(time.UnixMilli(ms)) }
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

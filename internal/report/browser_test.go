@@ -1,4 +1,4 @@
-package view_test
+package report_test
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/report"
 	"github.com/lcwrap/lcwrap/internal/testtool"
-	"github.com/lcwrap/lcwrap/internal/view"
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
 )
 
@@ -43,7 +43,7 @@ func TestReportInChromium(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
-	if _, err := view.WriteReport(&b, m, view.ReportOptions{Input: "journal.jsonl", Now: s.At.Add(10 * time.Second)}); err != nil {
+	if _, err := report.Write(&b, m, report.Options{Input: "journal.jsonl", Now: s.At.Add(10 * time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {

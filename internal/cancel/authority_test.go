@@ -1,4 +1,4 @@
-package projection
+package cancel
 
 import (
 	"context"
@@ -9,7 +9,49 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/projection/projectiontest"
 )
+
+const (
+	created   = event.StateCreated
+	running   = event.StateRunning
+	completed = event.StateCompleted
+	cancelled = event.StateCancelled
+)
+
+// The helpers the tests here share with those of the projection.
+var (
+	t0             = projectiontest.T0
+	ev             = projectiontest.Ev
+	withDetails    = projectiontest.WithDetails
+	writeJournal   = projectiontest.WriteJournal
+	appendJournal  = projectiontest.AppendJournal
+	readJournal    = projectiontest.ReadJournal
+	localIdentity  = projectiontest.LocalIdentity
+	launched       = projectiontest.Launched
+	adoptedCreated = projectiontest.AdoptedCreated
+)
+
+// view returns one child's view at now, as the tracker has read it,
+// failing when it is absent.
+func view(t testing.TB, tr *projection.Tracker, id string, now time.Time) projection.ChildView {
+	t.Helper()
+	for _, v := range tr.Report(now, true).Children {
+		if v.ChildID == id {
+			return v
+		}
+	}
+	t.Fatalf("child %s not in the projection", id)
+	return projection.ChildView{}
+}
+
+func stateOf(v projection.ChildView) event.State {
+	if v.State == nil {
+		return ""
+	}
+	return *v.State
+}
 
 // permissionTable cannot inspect any pid.
 type permissionTable struct{}
@@ -37,7 +79,7 @@ func TestCancelAuthority(t *testing.T) {
 	events = append(events, launched("nostart", noStart, 4250, 1000)...)
 	events = append(events, launched("new", wrapper, 4250, 1000)[0])
 	events = append(events, adoptedCreated("adopted", wrapper), hook)
-	tr := NewTracker(writeJournal(t, events...))
+	tr := projection.NewTracker(writeJournal(t, events...))
 	if err := tr.Refresh(); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +112,7 @@ func TestCancelAuthority(t *testing.T) {
 		{"run", alive, nil, running, ""},
 	}
 	for _, c := range cases {
-		a, err := tr.CancelAuthority(c.child, c.table)
+		a, err := CheckAuthority(tr, c.child, c.table)
 		var ae *AuthorityError
 		switch {
 		case c.want == nil && err != nil:
@@ -93,17 +135,17 @@ func TestCancelAuthority(t *testing.T) {
 func TestCancelRecorderAndWait(t *testing.T) {
 	wrapper := localIdentity(4242, 77)
 	path := writeJournal(t, launched("run", wrapper, 4250, 1000)...)
-	tr := NewTracker(path)
+	tr := projection.NewTracker(path)
 	if err := tr.Refresh(); err != nil {
 		t.Fatal(err)
 	}
 	alive := &event.FakeProcTable{}
 	alive.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
-	a, err := tr.CancelAuthority("run", alive)
+	a, err := CheckAuthority(tr, "run", alive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := NewCancelRecorder(tr, journal.Options{}, time.Now, a)
+	rec := NewRecorder(tr, journal.Options{}, time.Now, a)
 	by := localIdentity(5000, 1)
 	if err := rec.Requested("superseded --token hunter2", by, "SIGTERM"); err != nil {
 		t.Fatal(err)
@@ -113,7 +155,7 @@ func TestCancelRecorderAndWait(t *testing.T) {
 	}
 	var reqs []event.Event
 	for _, e := range readJournal(t, path) {
-		if e.Source == CancelSource {
+		if e.Source == Source {
 			reqs = append(reqs, e)
 		}
 	}
@@ -135,7 +177,7 @@ func TestCancelRecorderAndWait(t *testing.T) {
 	if d := reqs[1].DetailsMap(); d["request"] != "cancel" || d["delivered"] != false || d["error"] == "" {
 		t.Fatalf("not-delivered details: %s", reqs[1].Details)
 	}
-	if v := view(t, tr.p, "run", t0); stateOf(v) != running {
+	if v := view(t, tr, "run", t0); stateOf(v) != running {
 		t.Fatalf("a request changed the state: %+v", v)
 	}
 
@@ -146,7 +188,7 @@ func TestCancelRecorderAndWait(t *testing.T) {
 		t.Fatalf("WaitEnded before the end: %v", err)
 	}
 	// Ended while waiting: it returns the terminal view.
-	done := make(chan ChildView, 1)
+	done := make(chan projection.ChildView, 1)
 	go func() {
 		v, err := tr.WaitEnded(context.Background(), "run")
 		if err != nil {

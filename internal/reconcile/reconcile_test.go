@@ -1,4 +1,4 @@
-package projection
+package reconcile
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 // clock is a settable test clock.
@@ -30,25 +31,9 @@ func (c *clock) set(t time.Time) {
 	c.mu.Unlock()
 }
 
-func localIdentity(pid int, start uint64) event.Identity {
-	return event.Identity{PID: pid, StartTime: start, BootID: event.BootID(), Host: event.Host()}
-}
-
-// launched is what `lcwrap run` writes for a child up to running, plus one
-// heartbeat at t0+3s: wrapper identity in created, the child's in starting.
-func launched(id string, wrapper event.Identity, childPID int, intervalMs int64) []event.Event {
-	return []event.Event{
-		withDetails(ev(id, 1, event.KindCreated, created), map[string]any{
-			"command": []string{"make", "test", "--token", "hunter2"}, "heartbeatIntervalMs": intervalMs, "wrapper": wrapper, "profile": "launched"}),
-		withDetails(ev(id, 2, event.KindStateChanged, starting), map[string]any{"child": map[string]any{"pid": childPID, "startTime": 500}}),
-		withDetails(ev(id, 3, event.KindStateChanged, running), map[string]any{"child": map[string]any{"pid": childPID, "startTime": 500}}),
-		ev(id, 4, event.KindHeartbeat, ""),
-	}
-}
-
 // refreshLost reads the journal and reconciles, as `status --reconcile`
 // does.
-func refreshLost(tr *Tracker, r *Reconciler) ([]Finding, error) {
+func refreshLost(tr *projection.Tracker, r *Reconciler) ([]Finding, error) {
 	if err := tr.Refresh(); err != nil {
 		return nil, err
 	}
@@ -79,15 +64,15 @@ func TestStaleBeforeLost(t *testing.T) {
 	table.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
 	table.Set(4250, event.ProcInfo{StartTime: 500, State: 'S'})
 	clk := &clock{t: t0.Add(4 * time.Second)} // 1s after the last heartbeat
-	tr := NewTracker(path)
-	r := NewReconciler(tr, journal.Options{}, table, clk.now)
+	tr := projection.NewTracker(path)
+	r := New(tr, journal.Options{}, table, clk.now)
 	// Fresh: nothing to reconcile, even with the wrapper already gone.
 	table.Remove(4242)
 	fs, err := refreshLost(tr, r)
 	if err != nil || len(fs) != 0 {
 		t.Fatalf("fresh children reconciled: %+v, %v", fs, err)
 	}
-	if v := view(t, tr.p, "build", clk.now()); v.Stale || stateOf(v) != running {
+	if v := view(t, tr, "build", clk.now()); v.Stale || stateOf(v) != running {
 		t.Fatalf("fresh: %+v", v)
 	}
 
@@ -104,8 +89,8 @@ func TestStaleBeforeLost(t *testing.T) {
 	if fs[1].ChildID != "remote" || fs[1].Check.Status != "unknown" || fs[1].Appended {
 		t.Fatalf("another host: %+v", fs[1])
 	}
-	v := view(t, tr.p, "build", clk.now())
-	if !v.Stale || v.StaleReason != StaleHeartbeat || stateOf(v) != running {
+	v := view(t, tr, "build", clk.now())
+	if !v.Stale || v.StaleReason != projection.StaleHeartbeat || stateOf(v) != running {
 		t.Fatalf("stale with a live wrapper: %+v", v)
 	}
 	if n := len(lostEvents(t, path)); n != 0 {
@@ -123,7 +108,7 @@ func TestStaleBeforeLost(t *testing.T) {
 		t.Fatalf("%d lost events, want 1", len(lostEv))
 	}
 	e := lostEv[0]
-	if e.Source != ReconcileSource || e.ChildID != "build" || e.Lineage.RootChildID != "build" || e.Capabilities != event.Launched(true).Set || *e.Sequence != 1 {
+	if e.Source != Source || e.ChildID != "build" || e.Lineage.RootChildID != "build" || e.Capabilities != event.Launched(true).Set || *e.Sequence != 1 {
 		t.Fatalf("lost event identity: %+v", e)
 	}
 	d := e.DetailsMap()
@@ -132,11 +117,11 @@ func TestStaleBeforeLost(t *testing.T) {
 	if rec["checked"] != "wrapper" || rec["result"] != "gone" || cp["status"] != "alive" || d["claim"] != "process-exit-status-only" {
 		t.Fatalf("lost details: %s", e.Details)
 	}
-	v = view(t, tr.p, "build", clk.now())
+	v = view(t, tr, "build", clk.now())
 	if stateOf(v) != lost || v.Stale || v.ChildProcess == nil || v.ChildProcess.Status != "alive" {
 		t.Fatalf("after reconciliation: %+v", v)
 	}
-	if v := view(t, tr.p, "remote", clk.now()); stateOf(v) != running || !v.Stale {
+	if v := view(t, tr, "remote", clk.now()); stateOf(v) != running || !v.Stale {
 		t.Fatalf("the remote child changed: %+v", v)
 	}
 
@@ -147,26 +132,6 @@ func TestStaleBeforeLost(t *testing.T) {
 	if n := len(lostEvents(t, path)); n != 1 {
 		t.Fatalf("%d lost events after a second pass", n)
 	}
-}
-
-// A heartbeat interval too long to mean anything never makes a child stale
-// (3 × it would overflow).
-func TestAbsurdIntervalNeverStale(t *testing.T) {
-	p := New()
-	apply(t, p, withDetails(ev("c", 1, event.KindCreated, created), map[string]any{"heartbeatIntervalMs": int64(1) << 62}), Applied)
-	if v := view(t, p, "c", t0.Add(time.Hour)); v.Stale || v.Heartbeat != nil {
-		t.Fatalf("%+v", v)
-	}
-}
-
-// adoptedCreated is what `lcwrap adopt` writes first for process proc.
-func adoptedCreated(id string, proc event.Identity) event.Event {
-	e := withDetails(ev(id, 1, event.KindCreated, created), map[string]any{
-		"pid": proc.PID, "startTime": proc.StartTime, "bootId": proc.BootID, "host": proc.Host,
-		"command": "unknown", "observation": "process-presence"})
-	e.Lineage.External, e.Lineage.AdoptedAt = true, ts(t0)
-	e.Capabilities = event.AdoptedPIDOnly().Set
-	return e
 }
 
 // An adopted PID-only child never goes stale (it has no heartbeat), so its
@@ -180,15 +145,15 @@ func TestLostAdopted(t *testing.T) {
 	table := &event.FakeProcTable{}
 	table.Set(5151, event.ProcInfo{StartTime: 42, State: 'S'})
 	clk := &clock{t: t0.Add(time.Hour)}
-	tr := NewTracker(path)
-	r := NewReconciler(tr, journal.Options{}, table, clk.now)
+	tr := projection.NewTracker(path)
+	r := New(tr, journal.Options{}, table, clk.now)
 
 	// Alive, or on another host: nothing to report, nothing appended.
 	fs, err := refreshLost(tr, r)
 	if err != nil || len(fs) != 0 {
 		t.Fatalf("alive or unknown adopted children: %+v, %v", fs, err)
 	}
-	if v := view(t, tr.p, "seen", clk.now()); v.Display != "observed" || v.Stale {
+	if v := view(t, tr, "seen", clk.now()); v.Display != "observed" || v.Stale {
 		t.Fatalf("a PID-only child (heartbeat unknown): %+v", v)
 	}
 	if n := len(lostEvents(t, path)); n != 0 {
@@ -199,7 +164,7 @@ func TestLostAdopted(t *testing.T) {
 	// stale, exit status unknown.
 	table.Set(5151, event.ProcInfo{StartTime: 99, State: 'S'})
 	fs, err = refreshLost(tr, r)
-	if err != nil || len(fs) != 1 || fs[0].ChildID != "seen" || fs[0].Checked != CheckedProcess || !fs[0].Appended || fs[0].StaleReason != "" || fs[0].ChildProcess != nil {
+	if err != nil || len(fs) != 1 || fs[0].ChildID != "seen" || fs[0].Checked != projection.CheckedProcess || !fs[0].Appended || fs[0].StaleReason != "" || fs[0].ChildProcess != nil {
 		t.Fatalf("gone adopted process: %+v, %v", fs, err)
 	}
 	lostEv := lostEvents(t, path)
@@ -218,7 +183,7 @@ func TestLostAdopted(t *testing.T) {
 	if _, ok := rec["staleReason"]; ok {
 		t.Fatalf("a child that was not stale has a staleReason: %s", e.Details)
 	}
-	if v := view(t, tr.p, "remote", clk.now()); stateOf(v) != created {
+	if v := view(t, tr, "remote", clk.now()); stateOf(v) != created {
 		t.Fatalf("the child on another host changed: %+v", v)
 	}
 
@@ -234,7 +199,7 @@ func TestLostAdopted(t *testing.T) {
 	beating = withDetails(beating, map[string]any{"pid": proc.PID, "startTime": 99, "host": proc.Host, "observation": "process-presence", "heartbeatIntervalMs": 1000})
 	appendJournal(t, path, beating)
 	fs, err = refreshLost(tr, r)
-	if err != nil || len(fs) != 1 || fs[0].ChildID != "beating" || fs[0].StaleReason != StaleHeartbeat || fs[0].Check.Status != "alive" || fs[0].Appended {
+	if err != nil || len(fs) != 1 || fs[0].ChildID != "beating" || fs[0].StaleReason != projection.StaleHeartbeat || fs[0].Check.Status != "alive" || fs[0].Appended {
 		t.Fatalf("stale adopted child: %+v, %v", fs, err)
 	}
 }
@@ -246,7 +211,7 @@ func TestLostRereadsBeforeAppending(t *testing.T) {
 	path := writeJournal(t, launched("build", wrapper, 4250, 1000)...)
 	table := &blockingTable{release: make(chan struct{}), entered: make(chan struct{}, 8)}
 	clk := &clock{t: t0.Add(time.Hour)}
-	r := NewReconciler(NewTracker(path), journal.Options{}, table, clk.now)
+	r := New(projection.NewTracker(path), journal.Options{}, table, clk.now)
 	if err := r.t.Refresh(); err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +257,7 @@ func TestOverlappingRequestsCoalesce(t *testing.T) {
 	path := writeJournal(t, launched("build", localIdentity(4242, 77), 4250, 1000)...)
 	table := &blockingTable{release: make(chan struct{}), entered: make(chan struct{}, 8)}
 	clk := &clock{t: t0.Add(time.Hour)}
-	r := NewReconciler(NewTracker(path), journal.Options{}, table, clk.now)
+	r := New(projection.NewTracker(path), journal.Options{}, table, clk.now)
 	if err := r.t.Refresh(); err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +307,7 @@ func reconciliations(t *testing.T, path string) []event.Event {
 	t.Helper()
 	var out []event.Event
 	for _, e := range readJournal(t, path) {
-		if e.Source == ReconcileSource {
+		if e.Source == Source {
 			out = append(out, e)
 		}
 	}
@@ -356,18 +321,18 @@ func TestSnapshotCorrects(t *testing.T) {
 	events = append(events, launched("done", localIdentity(1, 1), 2, 1000)...)
 	events = append(events, ev("done", 5, event.KindTerminal, completed))
 	path := writeJournal(t, events...)
-	tr := NewTracker(path)
+	tr := projection.NewTracker(path)
 	clk := &clock{t: t0.Add(5 * time.Second)}
-	r := NewReconciler(tr, journal.Options{}, &event.FakeProcTable{}, clk.now)
+	r := New(tr, journal.Options{}, &event.FakeProcTable{}, clk.now)
 	s := snapshot("snap-1", event.Coverage{All: true}, kid("a", waiting), kid("done", running), kid("stranger", running))
-	plan, err := r.Snapshot(context.Background(), s, DefaultGrace)
+	plan, err := r.Snapshot(context.Background(), s, projection.DefaultGrace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(plan.Corrections) != 1 || plan.Corrections[0].ChildID != "a" || plan.Corrections[0].Before != running || plan.Corrections[0].After != waiting {
 		t.Fatalf("corrections %+v", plan.Corrections)
 	}
-	if len(plan.Refusals) != 1 || plan.Refusals[0] != (Refusal{"done", completed, running}) {
+	if len(plan.Refusals) != 1 || plan.Refusals[0] != (projection.Refusal{ChildID: "done", State: completed, SnapshotState: running}) {
 		t.Fatalf("refusals %+v", plan.Refusals)
 	}
 	if len(plan.Unknown) != 1 || plan.Unknown[0] != "stranger" {
@@ -381,14 +346,14 @@ func TestSnapshotCorrects(t *testing.T) {
 	if d["before"] != "running" || d["after"] != "waiting" || d["snapshotId"] != "snap-1" || d["snapshotSource"] != "orchestrator" || d["snapshotEpoch"] != "o1" {
 		t.Fatalf("audit details %s", audit[0].Details)
 	}
-	if v := view(t, tr.p, "a", clk.now()); stateOf(v) != waiting || v.Corrections != 1 {
+	if v := view(t, tr, "a", clk.now()); stateOf(v) != waiting || v.Corrections != 1 {
 		t.Fatalf("a: %+v", v)
 	}
-	if v := view(t, tr.p, "done", clk.now()); stateOf(v) != completed {
+	if v := view(t, tr, "done", clk.now()); stateOf(v) != completed {
 		t.Fatalf("the terminal child changed: %+v", v)
 	}
 	// Applying it again changes nothing.
-	if plan, err = r.Snapshot(context.Background(), s, DefaultGrace); err != nil || len(plan.Corrections) != 0 {
+	if plan, err = r.Snapshot(context.Background(), s, projection.DefaultGrace); err != nil || len(plan.Corrections) != 0 {
 		t.Fatalf("again: %+v, %v", plan, err)
 	}
 	if n := len(reconciliations(t, path)); n != 1 {
@@ -397,7 +362,7 @@ func TestSnapshotCorrects(t *testing.T) {
 	// An older report from the lifecycle source itself is not a correction.
 	old := snapshot("snap-2", event.Coverage{All: true}, event.SnapshotChild{ChildID: "a", State: starting, Sequence: event.Int64(2)})
 	old.Source, old.SourceEpoch = "lcwrap", "e1"
-	if plan, err = r.Snapshot(context.Background(), old, DefaultGrace); err != nil || len(plan.Older) != 1 || len(plan.Corrections) != 0 {
+	if plan, err = r.Snapshot(context.Background(), old, projection.DefaultGrace); err != nil || len(plan.Older) != 1 || len(plan.Corrections) != 0 {
 		t.Fatalf("older: %+v, %v", plan, err)
 	}
 }
@@ -410,16 +375,16 @@ func TestSnapshotOmission(t *testing.T) {
 	events = append(events, launched("b", localIdentity(1, 1), 2, 0)...)
 	path := writeJournal(t, events...)
 	clk := &clock{t: t0.Add(time.Hour)}
-	fresh := func() (*Tracker, *Reconciler) { // a new lcwrap process
-		tr := NewTracker(path)
-		return tr, NewReconciler(tr, journal.Options{}, &event.FakeProcTable{}, clk.now)
+	fresh := func() (*projection.Tracker, *Reconciler) { // a new lcwrap process
+		tr := projection.NewTracker(path)
+		return tr, New(tr, journal.Options{}, &event.FakeProcTable{}, clk.now)
 	}
 	ctx := context.Background()
 	_, r := fresh()
 
 	incomplete := snapshot("i-1", event.Coverage{All: true})
 	incomplete.Complete = false
-	if _, err := r.Snapshot(ctx, incomplete, 1); !errors.Is(err, ErrIncomplete) {
+	if _, err := r.Snapshot(ctx, incomplete, 1); !errors.Is(err, projection.ErrIncomplete) {
 		t.Fatalf("incomplete snapshot: %v", err)
 	}
 	// Complete, but covering only b: a's omission proves nothing.
@@ -433,9 +398,9 @@ func TestSnapshotOmission(t *testing.T) {
 		t.Fatalf("%d events from snapshots that prove nothing", n)
 	}
 
-	miss := func(r *Reconciler, id string) Plan {
+	miss := func(r *Reconciler, id string) projection.Plan {
 		t.Helper()
-		plan, err := r.Snapshot(ctx, snapshot(id, event.Coverage{All: true}, kid("b", running)), DefaultGrace)
+		plan, err := r.Snapshot(ctx, snapshot(id, event.Coverage{All: true}, kid("b", running)), projection.DefaultGrace)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -449,27 +414,27 @@ func TestSnapshotOmission(t *testing.T) {
 	if miss(r, "s-1"); len(reconciliations(t, path)) != 1 {
 		t.Fatal("the same snapshot was counted twice")
 	}
-	if v := view(t, tr.p, "a", clk.now()); v.Stale || v.Omission.ConsecutiveMisses != 1 {
+	if v := view(t, tr, "a", clk.now()); v.Stale || v.Omission.ConsecutiveMisses != 1 {
 		t.Fatalf("one miss, grace 2: %+v", v)
 	}
 	tr, r = fresh()
 	plan = miss(r, "s-2")
-	if rec := plan.Omissions[0].Record; rec.ConsecutiveMisses != 2 || rec.Intent != IntentStaleUnknown {
+	if rec := plan.Omissions[0].Record; rec.ConsecutiveMisses != 2 || rec.Intent != projection.IntentStaleUnknown {
 		t.Fatalf("second miss: %+v", rec)
 	}
-	v := view(t, tr.p, "a", clk.now())
-	if !v.Stale || v.StaleReason != StaleOmitted || stateOf(v) != running {
+	v := view(t, tr, "a", clk.now())
+	if !v.Stale || v.StaleReason != projection.StaleOmitted || stateOf(v) != running {
 		t.Fatalf("after the grace count: %+v", v)
 	}
 	// Listed again: the count is reset, the child is fresh again.
-	plan, err := r.Snapshot(ctx, snapshot("s-3", event.Coverage{All: true}, kid("a", running), kid("b", running)), DefaultGrace)
+	plan, err := r.Snapshot(ctx, snapshot("s-3", event.Coverage{All: true}, kid("a", running), kid("b", running)), projection.DefaultGrace)
 	if err != nil || len(plan.Omissions) != 1 || plan.Omissions[0].Record.ConsecutiveMisses != 0 {
 		t.Fatalf("reset: %+v, %v", plan, err)
 	}
-	if v := view(t, tr.p, "a", clk.now()); v.Stale || v.Omission != nil {
+	if v := view(t, tr, "a", clk.now()); v.Stale || v.Omission != nil {
 		t.Fatalf("after the reset: %+v", v)
 	}
-	if v := view(t, tr.p, "b", clk.now()); v.Stale || v.Omission != nil {
+	if v := view(t, tr, "b", clk.now()); v.Stale || v.Omission != nil {
 		t.Fatalf("b was listed every time: %+v", v)
 	}
 }
@@ -478,20 +443,51 @@ func TestSnapshotOmission(t *testing.T) {
 func TestBlockedJournal(t *testing.T) {
 	path := writeJournal(t, launched("build", localIdentity(4242, 77), 4250, 1000)...)
 	appendRaw(t, path, "not json\n")
-	tr := NewTracker(path)
+	tr := projection.NewTracker(path)
 	err := tr.Refresh()
 	var be *journal.BlockedError
 	if !errors.As(err, &be) || be.Line != 5 {
 		t.Fatalf("refresh: %v", err)
 	}
-	if v := view(t, tr.p, "build", t0); stateOf(v) != running {
+	if v := view(t, tr, "build", t0); stateOf(v) != running {
 		t.Fatalf("valid prefix: %+v", v)
 	}
-	r := NewReconciler(tr, journal.Options{}, &event.FakeProcTable{}, func() time.Time { return t0.Add(time.Hour) })
+	r := New(tr, journal.Options{}, &event.FakeProcTable{}, func() time.Time { return t0.Add(time.Hour) })
 	if _, err := refreshLost(tr, r); !errors.Is(err, journal.ErrBlocked) {
 		t.Fatalf("reconciling a blocked journal: %v", err)
 	}
 	if n := len(lostEvents(t, path)); n != 0 {
 		t.Fatal("appended to a blocked journal")
+	}
+}
+
+// Round trip: a snapshot of a consistent journal (every open child
+// alive) is accepted by reconciliation and changes nothing.
+func TestBuildSnapshotRoundTrip(t *testing.T) {
+	w := localIdentity(4242, 77)
+	var events []event.Event
+	events = append(events, launched("alive", w, 4250, 1000)...)
+	events = append(events, launched("done", w, 4250, 1000)...)
+	events = append(events, ev("done", 5, event.KindTerminal, completed))
+	events = append(events, adoptedCreated("seen", localIdentity(5151, 42)))
+	path := writeJournal(t, events...)
+	table := &event.FakeProcTable{}
+	table.Set(4242, event.ProcInfo{StartTime: 77, State: 'S'})
+	table.Set(5151, event.ProcInfo{StartTime: 42, State: 'S'})
+	s, _ := snapshotOf(t, path, table)
+	if !s.Complete {
+		t.Fatalf("not complete: %+v", s)
+	}
+	before := len(readJournal(t, path))
+	r := New(projection.NewTracker(path), journal.Options{}, table, func() time.Time { return t0.Add(time.Hour) })
+	plan, err := r.Snapshot(context.Background(), s, projection.DefaultGrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Corrections)+len(plan.Refusals)+len(plan.Omissions)+len(plan.Unknown)+len(plan.Older) != 0 {
+		t.Fatalf("a consistent journal was changed: %+v", plan)
+	}
+	if after := len(readJournal(t, path)); after != before {
+		t.Fatalf("%d events appended", after-before)
 	}
 }
