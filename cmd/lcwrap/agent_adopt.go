@@ -1,112 +1,102 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"time"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/adopt"
 	"github.com/lcwrap/lcwrap/internal/agent"
-	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
 	"github.com/lcwrap/lcwrap/internal/emit"
+	"github.com/lcwrap/lcwrap/internal/event"
 )
 
-// registryPoll is how often an adopted agent's own registry is read again.
-const registryPoll = 500 * time.Millisecond
-
-// adoptedAgent follows an adopted agent's own evidence: for claude, its
-// pid registry, when it proves which session that process runs.
-type adoptedAgent struct {
-	tracker *agent.Tracker
-	reg     *claudecode.Registry
-	childID string
-	stop    chan struct{}
-	done    chan struct{}
+// adoptAgentName checks --agent for adopt: "" for none, else the driver
+// it names or auto.
+func adoptAgentName(cmd *cli.Command) (string, error) {
+	switch name := cmd.String("agent"); name {
+	case agentNone:
+		return "", nil
+	case agentAuto, "":
+		return agentAuto, nil
+	default:
+		if agentDriver(name) == nil {
+			return "", usagef(cmd, "--agent %q: choose one of %s", name, strings.Join(agentNames(), ", "))
+		}
+		return name, nil
+	}
 }
 
-// adoptAgent looks for the evidence that an adopted process is an agent
-// lcwrap can follow. It returns nil (the process stays PID-only) when
-// --agent none, when the process is no agent lcwrap knows, or when no
-// file of the agent's own proves which session it runs; it says which on
-// a terminal.
-func adoptAgent(cmd *cli.Command, std stdio, em *emit.Emitter, p *adopt.Process, c *emit.Child, tty bool) *adoptedAgent {
-	name := cmd.String("agent")
-	if name == agent.SelectNone || name != agent.SelectAuto && name != claudecode.Source {
+// adoptAgent looks for an agent's own evidence about an adopted process:
+// the driver --agent names, else the one the process's name suggests. It
+// returns nil, and the process stays presence-only, when there is no
+// agent to look for, when the process is not that agent's, or when none of
+// the agent's own evidence can be followed (said on a terminal).
+func adoptAgent(ctx context.Context, cmd *cli.Command, std stdio, em *emit.Emitter, p *adopt.Process, c *emit.Child, tty bool) agent.Adoption {
+	name, _ := adoptAgentName(cmd) // checked before anything was adopted
+	if name == "" {
 		return nil
 	}
-	id := p.Identity()
-	if name == agent.SelectAuto && p.Name() != "claude" {
+	pid := p.Identity().PID
+	argv, _ := event.Cmdline(pid)
+	named := name != agentAuto
+	if !named {
+		if name = agentByName(argv); name == "" {
+			name = agentByName([]string{p.Name()})
+		}
+	}
+	d := agentDriver(name)
+	if d == nil {
 		return nil
 	}
-	say := func(format string, args ...any) {
+	say := func(line string) {
 		if tty {
-			fmt.Fprintf(std.err, "lcwrap: pid %d: "+format+"\n", append([]any{id.PID}, args...)...)
+			fmt.Fprintf(std.err, "lcwrap: pid %d: %s\n", pid, line)
 		}
 	}
-	if id.Clock != "" {
-		say("its start time is not in clock ticks here, so Claude Code's pid registry cannot be matched; observing its presence only")
-		return nil
-	}
-	reg, err := claudecode.FindRegistry(id.PID, id.StartTime, claudecode.RegistryDirs(id.PID))
-	if err != nil {
-		say("claude, but no file of its own proves which session it runs (%v); observing its presence only", err)
-		return nil
-	}
-	if jp, err := journalPath(cmd); err == nil {
-		state := filepath.Join(agent.StateDir(jp, claudecode.Source), reg.SessionID+".json")
-		if _, err := os.Stat(state); err == nil {
-			say("session %s is recorded by a hook you installed; not recorded twice", reg.SessionID)
-			return nil
-		}
-	}
-	lin := c.Lineage()
-	tr := agent.New(agent.Config{
-		Source: claudecode.Source, Prefix: claudecode.ChildPrefix, Limits: claudecode.RegistryLimits,
-		Emitter: em.WithSource(claudecode.Source), Parent: c.ID(), Root: firstSet(lin.RootChildID, c.ID()),
-		External: true, RunTag: runTag(c.ID()),
+	jp, _ := journalPath(cmd)
+	a, err := d.Adopt(ctx, agent.AdoptRequest{
+		Target:  agent.PIDTarget{Identity: p.Identity(), Name: p.Name(), Argv: argv, Named: named, Child: c},
+		Emitter: em, Journal: jp, Say: say,
 	})
-	tr.Apply(agent.Observe(claudecode.RegistryObservations(reg, true)...))
-	say("Claude Code's pid registry (%s) names session %s: following it", reg.Path, reg.SessionID)
-	a := &adoptedAgent{tracker: tr, reg: reg, childID: c.ID(), stop: make(chan struct{}), done: make(chan struct{})}
-	go a.follow()
+	if err != nil {
+		if !errors.Is(err, agent.ErrNotAgent) {
+			say(err.Error())
+		}
+		return nil
+	}
 	return a
 }
 
-// follow reads the registry again until stopped, recording status changes.
-func (a *adoptedAgent) follow() {
-	defer close(a.done)
-	t := time.NewTicker(registryPoll)
-	defer t.Stop()
-	last := a.reg.Status
-	for {
-		select {
-		case <-a.stop:
-			return
-		case <-t.C:
-		}
-		r, err := claudecode.ReadRegistry(a.reg.Path)
-		if err != nil || r.PID != a.reg.PID || r.ProcStart != a.reg.ProcStart || r.SessionID != a.reg.SessionID {
-			continue // gone (the process is ending) or another's: nothing to follow
-		}
-		if r.Status != last {
-			last = r.Status
-			a.tracker.Apply(agent.Observe(claudecode.RegistryObservations(r, false)...))
-		}
+// adoptAgentTarget asks the driver name for an adoption with no process
+// named (every session of its registry, a server's stream); what it
+// cannot follow is one line, naming what to do instead.
+func adoptAgentTarget(ctx context.Context, cmd *cli.Command, std stdio, em *emit.Emitter, name string, t agent.Target, what string) agent.Adoption {
+	jp, _ := journalPath(cmd)
+	a, err := agentDriver(name).Adopt(ctx, agent.AdoptRequest{
+		Target: t, Emitter: em, Journal: jp,
+		Say: func(line string) { fmt.Fprintf(std.err, "lcwrap: %s: %s\n", what, line) },
+	})
+	var u *agent.UnsupportedError
+	switch {
+	case errors.As(err, &u):
+		fmt.Fprintf(std.err, "lcwrap: %s: the %s integration cannot follow %s (not supported by this driver); adopt its processes by pid: lcwrap adopt --agent %s PID\n", what, u.Agent, u.Shape, u.Agent)
+	case err != nil:
+		fmt.Fprintf(std.err, "lcwrap: %s: %v\n", what, err)
 	}
+	return a
 }
 
-// end is called once the adopted process is gone: the session still open
-// becomes lost, once.
-func (a *adoptedAgent) end(exited bool) {
-	if a == nil {
-		return
-	}
-	close(a.stop)
-	<-a.done
-	if exited {
-		a.tracker.End(agent.ProcessEnd{ChildID: a.childID, Adopted: true})
+// followAdoption follows an adoption with no process of lcwrap's own to
+// watch until it ends by itself (gone) or observation stops (ctx).
+func followAdoption(ctx context.Context, a agent.Adoption) {
+	select {
+	case <-a.Done():
+		a.End(true)
+	case <-ctx.Done():
+		a.End(false)
 	}
 }

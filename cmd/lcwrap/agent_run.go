@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,33 +20,78 @@ import (
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
-// agentDrivers are the agent integrations of --agent; exe is lcwrap's own
-// absolute path (for hooks that call it back).
-func agentDrivers(exe string) []agent.Driver {
-	return []agent.Driver{
-		claudecode.Driver{Exe: exe},
-		codex.Driver{},
-	}
+// The --agent values besides a driver's name.
+const (
+	agentAuto = "auto" // recognise the agent by the command's base name
+	agentNone = "none" // no agent integration at all
+)
+
+// agentNames are the --agent values: the two above, then every driver's
+// name (agentDriver's).
+func agentNames() []string {
+	return []string{agentAuto, agentNone, claudecode.Source, codex.Source}
 }
 
-func agentNames() []string {
-	names := []string{agent.SelectAuto, agent.SelectNone}
-	for _, d := range agentDrivers("") {
-		names = append(names, d.Name())
+// agentDriver is the registry of agent integrations: the driver named
+// name, or nil when none is.
+func agentDriver(name string) agent.Driver {
+	switch name {
+	case claudecode.Source:
+		exe, _ := os.Executable() // for the hooks that call lcwrap back
+		return claudecode.Driver{Exe: exe}
+	case codex.Source:
+		return codex.Driver{}
 	}
-	return names
+	return nil
+}
+
+// agentByName is the driver a command's base name suggests (node running
+// a script: the script's), or "": the one look-up made for a command that
+// is no agent, so that nothing of the agent packages runs for it. The
+// driver's own Recognize then decides.
+func agentByName(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	name := filepath.Base(argv[0])
+	if (name == "node" || name == "nodejs") && len(argv) > 1 {
+		name = filepath.Base(argv[1])
+	}
+	switch name {
+	case "claude":
+		return claudecode.Source
+	case "codex", "codex.js":
+		return codex.Source
+	}
+	return ""
+}
+
+// selectAgent picks the driver for argv: by name (--agent NAME), by
+// recognition (auto or ""), or none. It returns nil when none applies,
+// and ok=false when name is no driver's.
+func selectAgent(name string, argv []string) (d agent.Driver, ok bool) {
+	switch name {
+	case agentNone:
+		return nil, true
+	case agentAuto, "":
+		if d = agentDriver(agentByName(argv)); d != nil && d.Recognize(argv) {
+			return d, true
+		}
+		return nil, true
+	}
+	d = agentDriver(name)
+	return d, d != nil
 }
 
 func agentFlag() cli.Flag {
-	return &cli.StringFlag{Name: "agent", Value: agent.SelectAuto, Usage: "agent integration: " + strings.Join(agentNames(), ", ") + " (auto: by the command's name; none: off). It reads the agent's own evidence (hooks, event streams) for its sessions"}
+	return &cli.StringFlag{Name: "agent", Value: agentAuto, Usage: "agent integration: " + strings.Join(agentNames(), ", ") + " (auto: by the command's name; none: off). It reads the agent's own evidence (hooks, event streams) for its sessions"}
 }
 
 // agentRun is the agent integration of one run.
 type agentRun struct {
-	driver  agent.Driver
-	launch  *agent.Launch
-	tracker *agent.Tracker
-	tap     *tapQueue // the stdout tap's queue (nil: none)
+	run   agent.Run
+	tapTo io.Writer // what reads the child's stdout (nil: nothing)
+	tap   *tapQueue // its queue, once the stream is tapped
 
 	closeOnce sync.Once
 }
@@ -58,8 +104,7 @@ type agentRun struct {
 // and the command runs as it was.
 func prepareAgent(ctx context.Context, cmd flagReader, std stdio, cfg *supervise.Config) (*agentRun, error) {
 	name := cmd.String("agent")
-	exe, _ := os.Executable()
-	d, ok := agent.Select(name, cfg.Argv, agentDrivers(exe)...)
+	d, ok := selectAgent(name, cfg.Argv)
 	if !ok {
 		return nil, usagef(cmd, "--agent %q: choose one of %s", name, strings.Join(agentNames(), ", "))
 	}
@@ -70,67 +115,43 @@ func prepareAgent(ctx context.Context, cmd flagReader, std stdio, cfg *supervise
 		fmt.Fprintf(std.err, "lcwrap: --restart: the %s integration is off (its hooks belong to one run); each attempt is reported as a process\n", d.Name())
 		return nil, nil
 	}
-	prefix := d.Name()
-	if p, ok := d.(interface{ ChildPrefix() string }); ok {
-		prefix = p.ChildPrefix()
-	}
 	self, _ := event.SelfIdentity()
-	tr := agent.New(agent.Config{
-		Source: d.Name(), Prefix: prefix, Parent: cfg.ChildID, Root: firstSet(cfg.Lineage.RootChildID, cfg.ChildID),
-		RunTag: runTag(cfg.ChildID), Limits: limitsOf(d), Wrapper: &self,
+	run, err := d.Prepare(ctx, agent.Launch{
+		Argv: slices.Clone(cfg.Argv), ChildID: cfg.ChildID, RootChildID: firstSet(cfg.Lineage.RootChildID, cfg.ChildID), Wrapper: &self,
 	})
-	l := &agent.Launch{Argv: slices.Clone(cfg.Argv), ChildID: cfg.ChildID, RootChildID: firstSet(cfg.Lineage.RootChildID, cfg.ChildID), Tracker: tr}
-	if err := d.Prepare(ctx, l); err != nil {
+	if err != nil {
 		fmt.Fprintf(std.err, "lcwrap: %v; reporting the process only\n", err)
 		return nil, nil
 	}
-	for _, w := range l.Warnings {
+	c := run.Command()
+	for _, w := range c.Warnings {
 		fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(w))
 	}
 	switch {
-	case l.Recorded != nil:
-		cfg.RecordedArgv = l.Recorded
-	case !slices.Equal(cfg.Argv, l.Argv):
+	case c.Recorded != nil:
+		cfg.RecordedArgv = c.Recorded
+	case !slices.Equal(cfg.Argv, c.Argv):
 		cfg.RecordedArgv = cfg.Argv // what the user asked for; details.agent says what was added
 	}
-	cfg.Argv = l.Argv
-	cfg.ExtraEnv = append(cfg.ExtraEnv, l.Env...)
-	cfg.OnStarted = l.Started
-	cfg.CreatedAgent = l.Added
-	ar := &agentRun{driver: d, launch: l, tracker: tr}
+	cfg.Argv = c.Argv
+	cfg.ExtraEnv = append(cfg.ExtraEnv, c.Env...)
+	if s, ok := run.(agent.Starter); ok {
+		cfg.OnStarted = s.Started
+	}
+	cfg.CreatedAgent = c.Added
+	ar := &agentRun{run: run, tapTo: run.Stdout()}
 	cfg.BeforeTerminal = ar.beforeTerminal
 	return ar, nil
-}
-
-// limitsOf is what the driver's evidence can never say.
-func limitsOf(d agent.Driver) string {
-	if l, ok := d.(interface{ SourceLimits() string }); ok {
-		return l.SourceLimits()
-	}
-	if d.Name() == claudecode.Source {
-		return claudecode.Limits
-	}
-	return ""
-}
-
-// runTag makes the agent's child ids unique to this run: the random tail
-// of a generated child id, else a fresh one.
-func runTag(childID string) string {
-	if i := strings.LastIndexByte(childID, '-'); i >= 0 && len(childID)-i-1 == 8 {
-		return childID[i+1:]
-	}
-	id := emit.NewChildID("x")
-	return id[strings.LastIndexByte(id, '-')+1:]
 }
 
 // stdout wraps the writer the child's stdout is passed to, so that the
 // integration sees every byte passed through (nil: no tap needed).
 func (ar *agentRun) stdout(w io.Writer) io.Writer {
-	if ar == nil || ar.launch.Stdout == nil {
+	if ar == nil || ar.tapTo == nil {
 		return w
 	}
 	if ar.tap == nil {
-		ar.tap = newTapQueue(ar.launch.Stdout)
+		ar.tap = newTapQueue(ar.tapTo)
 	}
 	return tapWriter{w: w, q: ar.tap}
 }
@@ -139,7 +160,7 @@ func (ar *agentRun) stdout(w io.Writer) io.Writer {
 // agent's own source.
 func (ar *agentRun) attach(e *emit.Emitter) {
 	if ar != nil {
-		ar.tracker.SetEmitter(e.WithSource(ar.driver.Name()))
+		ar.run.Attach(e)
 	}
 }
 
@@ -151,10 +172,7 @@ func (ar *agentRun) beforeTerminal(term *event.Terminal) {
 		untapped = ar.tap.close() // the streams are drained: every byte is in
 	}
 	ar.close()
-	term.AgentSessions = ar.tracker.End(agent.ProcessEnd{ChildID: ar.launch.ChildID, Exit: term.Exit})
-	if ar.launch.Report != nil {
-		ar.launch.Report(term)
-	}
+	ar.run.Report(term)
 	if untapped > 0 {
 		term.AgentOutputUnread = &event.AgentOutputUnread{Bytes: untapped, Reason: "the agent's output came faster than it could be read; it passed through unchanged"}
 	}
@@ -163,11 +181,7 @@ func (ar *agentRun) beforeTerminal(term *event.Terminal) {
 // close stops the integration's evidence (once); finish calls it too, for
 // a run that never reached its terminal event's seam.
 func (ar *agentRun) close() {
-	ar.closeOnce.Do(func() {
-		if ar.launch.Close != nil {
-			ar.launch.Close()
-		}
-	})
+	ar.closeOnce.Do(ar.run.Close)
 }
 
 // finish is called once supervise.Run has returned.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -14,8 +15,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lcwrap/lcwrap/internal/adopt"
+	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/redact"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -23,11 +26,16 @@ func adoptCommand(std stdio) *cli.Command {
 	return &cli.Command{
 		Name:      "adopt",
 		Usage:     "observe processes lcwrap did not start (presence only; never signals them)",
-		ArgsUsage: "PID [PID...]",
+		ArgsUsage: "PID [PID...] | --agent NAME [URL...]",
 		Description: "Records each process's identity (pid and start time) and command line, then\n" +
 			"waits for it to go away and records it as lost: its exit status, history,\n" +
 			"state, heartbeat and cancellation are unknown to an observer. lcwrap never\n" +
-			"sends the process a signal; Ctrl-C stops the observation only.",
+			"sends the process a signal; Ctrl-C stops the observation only.\n\n" +
+			"An agent lcwrap knows (--agent, or recognised by its name) is followed\n" +
+			"through its own evidence too. With --agent NAME and no PID, lcwrap asks that\n" +
+			"integration for every session the agent's own registry lists; with a URL\n" +
+			"(http:// or https://), for a running agent server's event stream. An\n" +
+			"integration that cannot follow one of these says so, and lcwrap exits 1.",
 		Flags: append(writerFlags(),
 			&cli.StringSliceFlag{Name: "pid-file", Usage: "adopt the process whose id is in `PATH` (repeatable)"},
 			&cli.StringFlag{Name: "child-id", Usage: "childId to record (only with a single PID; default: generated from the command name)"},
@@ -54,12 +62,19 @@ func signalName(s syscall.Signal) string {
 }
 
 func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
-	pids, err := adoptPIDs(cmd)
+	agentName, err := adoptAgentName(cmd)
+	if err != nil {
+		return err
+	}
+	pids, urls, err := adoptArgs(cmd, agentName)
 	if err != nil {
 		return err
 	}
 	childID := cmd.String("child-id")
-	if childID != "" && len(pids) > 1 {
+	switch {
+	case childID != "" && len(urls) > 0:
+		return usagef(cmd, "--child-id names one adopted process; a server's sessions have ids of their own")
+	case childID != "" && len(pids) != 1:
 		return usagef(cmd, "--child-id names one lifecycle; it needs exactly one PID, not %d", len(pids))
 	}
 	watch, err := adopt.ParseWatch(cmd.String("watch"))
@@ -96,6 +111,30 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 
 	failed := false
 	var g errgroup.Group
+	// The agent's own sessions beside the processes named: those of the
+	// servers named, or, with nothing named, every one its registry lists.
+	type agentTarget struct {
+		t    agent.Target
+		what string // for messages
+	}
+	var targets []agentTarget
+	for _, u := range urls {
+		targets = append(targets, agentTarget{agent.ServerTarget{URL: u, Lineage: lineage}, redact.Text(u)})
+	}
+	if len(pids) == 0 && len(urls) == 0 {
+		targets = append(targets, agentTarget{agent.RegistryTarget{Lineage: lineage}, "--agent " + agentName + " with no PID"})
+	}
+	for _, t := range targets {
+		a := adoptAgentTarget(ctx, cmd, std, em, agentName, t.t, t.what)
+		if a == nil {
+			failed = true
+			continue
+		}
+		g.Go(func() error {
+			followAdoption(ctx, a)
+			return nil
+		})
+	}
 	for _, pid := range pids {
 		if ctx.Err() != nil {
 			break // a signal came first: adopt nothing more
@@ -116,13 +155,13 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		if tty {
 			fmt.Fprintf(std.err, "lcwrap: adopted pid %d (%s) as %s; observing its presence only\n", pid, p.Name(), c.ID())
 		}
-		ag := adoptAgent(cmd, std, em, p, c, tty)
-		endCodex := adoptCodex(cmd, em, c, p)
+		ag := adoptAgent(ctx, cmd, std, em, p, c, tty)
 		g.Go(func() error {
 			defer p.Close()
 			_, err := p.Follow(ctx, c)
-			ag.end(err == nil)
-			endCodex(err == nil)
+			if ag != nil {
+				ag.End(err == nil)
+			}
 			var s *stopped
 			switch {
 			case err == nil:
@@ -149,10 +188,11 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	return nil
 }
 
-// adoptPIDs reads the PID arguments and --pid-file values: each a process
-// id, none twice.
-func adoptPIDs(cmd *cli.Command) ([]int, error) {
-	var pids []int
+// adoptArgs reads the PID arguments and --pid-file values (each a process
+// id, none twice) and the server URLs (http:// or https://), which need
+// the agent named. With the agent named (agentName not auto), naming
+// nothing asks for every session of its registry.
+func adoptArgs(cmd *cli.Command, agentName string) (pids []int, urls []string, err error) {
 	seen := map[int]bool{}
 	add := func(pid int) error {
 		if seen[pid] {
@@ -162,28 +202,36 @@ func adoptPIDs(cmd *cli.Command) ([]int, error) {
 		pids = append(pids, pid)
 		return nil
 	}
+	named := agentName != "" && agentName != agentAuto
 	for _, a := range cmd.Args().Slice() {
+		if strings.HasPrefix(a, "http://") || strings.HasPrefix(a, "https://") {
+			if !named {
+				return nil, nil, usagef(cmd, "%s: name the agent whose server it is: --agent %s", redact.Text(a), strings.Join(agentNames()[2:], "|"))
+			}
+			urls = append(urls, a)
+			continue
+		}
 		pid, err := adopt.ParsePID(a)
 		if err == nil {
 			err = add(pid)
 		}
 		if err != nil {
-			return nil, usagef(cmd, "%v", err)
+			return nil, nil, usagef(cmd, "%v", err)
 		}
 	}
 	for _, path := range cmd.StringSlice("pid-file") {
 		pid, err := adopt.ReadPIDFile(path)
 		if err != nil {
-			return nil, usagef(cmd, "--pid-file: %v", err)
+			return nil, nil, usagef(cmd, "--pid-file: %v", err)
 		}
 		if err := add(pid); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if len(pids) == 0 {
-		return nil, usagef(cmd, "name the processes to observe: lcwrap adopt PID [PID...] or --pid-file PATH")
+	if len(pids) == 0 && len(urls) == 0 && !named {
+		return nil, nil, usagef(cmd, "name the processes to observe: lcwrap adopt PID [PID...] or --pid-file PATH")
 	}
-	return pids, nil
+	return pids, urls, nil
 }
 
 // adoptHint says what to do about a pid that could not be adopted.

@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
-	"github.com/lcwrap/lcwrap/internal/hookhttp"
-	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -40,7 +36,8 @@ func hookCommand(std stdio) *cli.Command {
 			&cli.BoolFlag{Name: "relay", Usage: "hand the payload to the lcwrap that launched the agent ($" + claudecode.EnvHookURL + "); lcwrap adds this itself"},
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
-			if cmd.Args().First() != claudecode.Source || cmd.Args().Len() != 1 {
+			h, ok := agentDriver(cmd.Args().First()).(agent.Hooks)
+			if !ok || cmd.Args().Len() != 1 {
 				return usagef(cmd, "name the agent: 'lcwrap hook claude-code'")
 			}
 			if cmd.Bool("print-settings") {
@@ -48,52 +45,22 @@ func hookCommand(std stdio) *cli.Command {
 				if err != nil {
 					return exitCode(1, "cannot tell lcwrap's own path: %v", err)
 				}
-				fmt.Fprint(std.out, claudecode.UserSettings(exe))
+				fmt.Fprint(std.out, h.HookSettings(exe))
 				return nil
 			}
-			for _, w := range hookCall(cmd, std.in) {
+			parent := os.Getenv(supervise.EnvChildID)
+			warnings := h.Hook(std.in, agent.HookCall{
+				Relay:   cmd.Bool("relay"),
+				Journal: func() (string, error) { return journalPath(cmd) },
+				Wait:    cmd.Duration("lock-timeout"),
+				Parent:  parent, Root: firstSet(os.Getenv(supervise.EnvRootChildID), parent),
+			})
+			for _, w := range warnings {
 				fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))
 			}
 			return nil // a hook never fails its agent
 		},
 	}
-}
-
-// hookCall records the payload on in and returns what it could not do.
-func hookCall(cmd *cli.Command, in io.Reader) []string {
-	raw, err := io.ReadAll(io.LimitReader(in, claudecode.MaxPayload+1))
-	io.Copy(io.Discard, in) // the agent never writes into a closed pipe
-	if err != nil {
-		return []string{fmt.Sprintf("cannot read the payload: %v", err)}
-	}
-	url := os.Getenv(claudecode.EnvHookURL)
-	switch {
-	case cmd.Bool("relay"):
-		if url == "" {
-			return []string{"--relay without $" + claudecode.EnvHookURL + ": nowhere to relay to; not recorded"}
-		}
-		if err := hookhttp.Post(url, os.Getenv(claudecode.EnvHookToken), raw, cmd.Duration("lock-timeout")*4); err != nil {
-			return []string{fmt.Sprintf("the launching lcwrap did not take the payload; not recorded: %v", err)}
-		}
-		return nil
-	case url != "":
-		return nil // the lcwrap that launched the agent owns its events
-	}
-	path := cmd.String("journal")
-	if path == "" {
-		if path, err = journal.DefaultPath(); err != nil {
-			return []string{fmt.Sprintf("cannot tell where the journal is; not recorded: %v", err)}
-		}
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	parent := os.Getenv(supervise.EnvChildID)
-	return agent.HookAppend{
-		Source: claudecode.Source, Prefix: claudecode.ChildPrefix, Limits: claudecode.Limits,
-		Journal: path, Wait: cmd.Duration("lock-timeout"),
-		Parent: parent, Root: firstSet(os.Getenv(supervise.EnvRootChildID), parent),
-	}.Record(claudecode.Normalize(raw))
 }
 
 // hookHelp is the hook command's entry in helps.

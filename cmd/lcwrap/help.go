@@ -57,7 +57,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			},
 			exit: []exitRow{
 				{"0", "every process was observed to its end"},
-				{"1", "a pid could not be adopted (the others are still observed)"},
+				{"1", "a pid, or what --agent NAME was asked to follow, could not be adopted (the others are still observed)"},
 				{"130, 143", "lcwrap adopt got SIGINT or SIGTERM (the processes are untouched)"},
 				{"125", "usage error"},
 			},

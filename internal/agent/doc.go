@@ -15,6 +15,16 @@
 // Capabilities rise only with evidence: history is known only for a
 // lifecycle whose start was seen.
 //
+// Each agent is a Driver. For a run lcwrap launches, Prepare returns a
+// Run: what it changes in the command (arguments, environment, what the
+// created event records) and its seams (stdout read as it passes, the
+// started identity, close, the terminal event's report). For an agent
+// lcwrap did not start, Adopt follows one of three shapes — a process by
+// its pid, every session the agent's own registry lists, a running
+// server's event stream — or says ErrNotSupported; it never pretends to
+// follow what it cannot. A Driver whose agent calls lcwrap back as a
+// command also implements Hooks. Waiting reasons are event.WaitReason.
+//
 // It refuses to claim more: no event says a task succeeded, a guessed
 // state is never written, and prompt text, tool output and messages never
 // reach an Observation. What each source can never say is in

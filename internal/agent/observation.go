@@ -27,8 +27,8 @@ const (
 	// Working: the agent says it is at work (a status it keeps): running,
 	// with Summary as activity.
 	Working Kind = "working"
-	// Waiting: the agent says it waits for someone (WaitingFor:
-	// "permission", "input").
+	// Waiting: the agent says it waits for someone (WaitingFor: one of
+	// event's wait reasons).
 	Waiting Kind = "waiting"
 	// TurnEnded: the agent finished a response and waits for the user.
 	TurnEnded Kind = "turn-ended"
@@ -44,13 +44,6 @@ const (
 	SubagentStopped Kind = "subagent-stopped"
 	// SessionEnded: the agent says the session ended (Reason as given).
 	SessionEnded Kind = "session-ended"
-)
-
-// Wait reasons of a Waiting observation.
-const (
-	WaitPermission = "permission"
-	WaitInput      = "input"
-	WaitUser       = "user" // after a turn ended
 )
 
 // Observation is one fact from an agent's own evidence, already cut down
@@ -72,8 +65,9 @@ type Observation struct {
 	// (a command, a path, a pattern), cut short.
 	Tool    string
 	Summary string
-	// WaitingFor says what a Waiting observation waits for.
-	WaitingFor string
+	// WaitingFor says what a Waiting observation waits for (a TurnEnded
+	// one waits for the user).
+	WaitingFor event.WaitReason
 	// Source is how a session started; Reason how it ended, or the class
 	// of a reported error. Both exactly as the agent gave them.
 	Source string

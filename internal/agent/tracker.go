@@ -236,10 +236,10 @@ func (t *Tracker) apply(o Observation) {
 		t.to(t.target(s, o), event.StateRunning, o, o.Summary)
 	case Waiting:
 		c := t.target(s, o)
-		t.to(c, event.StateWaiting, o, "waiting for "+o.WaitingFor+summaryAfter(o))
+		t.to(c, event.StateWaiting, o, "waiting for "+string(o.WaitingFor)+summaryAfter(o))
 	case TurnEnded:
 		c := t.ensure(s, o)
-		o.WaitingFor = WaitUser
+		o.WaitingFor = event.WaitUser
 		t.to(c, event.StateWaiting, o, "turn ended; waiting for the user")
 	case ErrorReported:
 		c := t.target(s, o)
@@ -423,7 +423,7 @@ func (t *Tracker) to(c *ChildState, state event.State, o Observation, text strin
 	}
 	d := evidence(o)
 	if state == event.StateWaiting {
-		d.WaitingFor = o.WaitingFor
+		d.WaitingFor = string(o.WaitingFor)
 	}
 	d.Tool = o.Tool
 	t.write(c, emit.Spec{Kind: event.KindStateChanged, State: state, Details: d})

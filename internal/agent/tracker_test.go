@@ -34,7 +34,7 @@ func TestTrackerSessionLifecycle(t *testing.T) {
 	bashDone := obs(ToolEnded, "PostToolUse")
 	bashDone.Tool = "Bash"
 	perm := obs(Waiting, "PermissionRequest")
-	perm.WaitingFor, perm.Tool = WaitPermission, "Bash"
+	perm.WaitingFor, perm.Tool = event.WaitPermission, "Bash"
 	sub := Observation{Kind: SubagentStarted, Session: "s1", Agent: "a1", AgentType: "Explore", Native: "SubagentStart"}
 	subTool := Observation{Kind: ToolStarted, Session: "s1", Agent: "a1", Tool: "Glob", Summary: "*.go", Native: "PreToolUse"}
 	subStop := Observation{Kind: SubagentStopped, Session: "s1", Agent: "a1", Native: "SubagentStop"}

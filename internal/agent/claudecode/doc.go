@@ -1,11 +1,13 @@
 // Package claudecode is Claude Code as a source of lifecycle evidence: its
 // hook payloads (Normalize), its stream-json output (Stream), its own pid
-// registry (FindRegistry), and the integration of a run lcwrap launches
-// (Driver: lcwrap's own hooks for that run only, served over HTTP on
-// 127.0.0.1 with a per-run token, plus a command hook for the one event
-// without HTTP hooks). It maps each payload once into package agent's
-// observations and decodes only the fields it maps: prompts, tool output
-// and messages are never read.
+// registry (FindRegistry), and its agent.Driver: for a run lcwrap launches,
+// lcwrap's own hooks for that run only, served over HTTP on 127.0.0.1
+// with a per-run token, plus a command hook for the one event without HTTP
+// hooks (Prepare); an adopted claude followed through its pid registry
+// (Adopt: every session of `claude agents` is not followed yet, and says
+// so); a hook the user installed (Hook). It maps each payload once into
+// package agent's observations and decodes only the fields it maps:
+// prompts, tool output and messages are never read.
 //
 // It promises never to fail or slow the agent it observes and never to
 // crash or guess on a payload it does not know (those are counted). It

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"os"
@@ -51,55 +52,46 @@ func (Driver) Name() string { return Source }
 func (Driver) Recognize(argv []string) bool { return agent.BaseName(argv) == "claude" }
 
 // Prepare implements agent.Driver.
-func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
-	l.Recorded = RecordedArgv(l.Argv) // a prompt is never recorded
+func (d Driver) Prepare(ctx context.Context, l agent.Launch) (agent.Run, error) {
+	r := &run{Base: l.Base(Source, ChildPrefix, Limits)}
+	c := &r.Cmd
+	c.Recorded = RecordedArgv(l.Argv) // a prompt is never recorded
 	a := Inspect(l.Argv[1:])
 	switch {
 	case a.Subcommand != "" || a.Info:
-		return nil // no session to see
+		return r, nil // no session to see
 	case a.Background:
-		l.Warnings = append(l.Warnings, "claude --bg: the session goes on after this process ends; lcwrap reports the process only")
-		return nil
+		c.Warnings = append(c.Warnings, "claude --bg: the session goes on after this process ends; lcwrap reports the process only")
+		return r, nil
 	}
 	hooks := true
 	if a.SkipsHooks != "" {
 		hooks = false
-		l.Warnings = append(l.Warnings, "claude "+a.SkipsHooks+" runs no hooks, so lcwrap sees only the process this run")
+		c.Warnings = append(c.Warnings, "claude "+a.SkipsHooks+" runs no hooks, so lcwrap sees only the process this run")
 	}
 	if a.Settings && hooks {
 		// Its own --settings must merge with lcwrap's: tried once the
 		// hooks' address is known, before anything is started.
 		if _, _, err := MergeSettings(l.Argv[1:], InjectedSettings("http://127.0.0.1:1/hook", d.Exe), d.dir(), nil); err != nil {
 			hooks = false
-			l.Warnings = append(l.Warnings, "the command passes --settings already and "+err.Error()+", so lcwrap adds no hooks of its own this run (only the process is reported); to see its sessions, install lcwrap's hook in your settings: lcwrap hook claude-code --print-settings")
+			c.Warnings = append(c.Warnings, "the command passes --settings already and "+err.Error()+", so lcwrap adds no hooks of its own this run (only the process is reported); to see its sessions, install lcwrap's hook in your settings: lcwrap hook claude-code --print-settings")
 		}
 	}
-	var stream *Stream
 	if a.Print && a.StreamJSON {
-		stream = NewStream(l.Tracker, !hooks)
-		l.Stdout = stream
+		r.stream = NewStream(r.Tracker, !hooks)
 	}
 	added := &event.AgentLaunch{Agent: Source}
-	var srv *hookhttp.Server
-	var q *payloads
-	var tmp string // the merged settings file, removed when the run ends
-	var rmu sync.Mutex
-	rejected := map[string]int{}
 	if hooks {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return fmt.Errorf("claude-code: cannot listen for hooks on 127.0.0.1: %w", err)
+			return nil, fmt.Errorf("claude-code: cannot listen for hooks on 127.0.0.1: %w", err)
 		}
 		token := make([]byte, 16)
 		rand.Read(token)
 		tok := hex.EncodeToString(token)
-		q = newPayloads(l.Tracker)
-		srv = hookhttp.Serve(ln, tok, q.put, func(reason string) {
-			rmu.Lock()
-			rejected[reason]++
-			rmu.Unlock()
-		})
-		url := "http://" + srv.Addr() + "/hook"
+		r.q = newPayloads(r.Tracker)
+		r.srv = hookhttp.Serve(ln, tok, r.q.put, r.reject)
+		url := "http://" + r.srv.Addr() + "/hook"
 		js := InjectedSettings(url, d.Exe)
 		if a.Settings {
 			rest, at, err := MergeSettings(l.Argv[1:], js, d.dir(), func(merged []byte) (string, error) {
@@ -107,69 +99,104 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 				if err != nil {
 					return "", err
 				}
-				tmp = f.Name()
+				r.tmp = f.Name()
 				_, err = f.Write(merged)
-				return tmp, errors.Join(err, f.Close())
+				return r.tmp, errors.Join(err, f.Close())
 			})
 			if err != nil { // checked above: only a file changed meanwhile
-				srv.Close(0)
-				if tmp != "" {
-					os.Remove(tmp)
+				r.srv.Close(0)
+				if r.tmp != "" {
+					os.Remove(r.tmp)
 				}
-				return err
+				return nil, err
 			}
-			l.Argv = slices.Concat(l.Argv[:1], rest)
+			c.Argv = slices.Concat(l.Argv[:1], rest)
 			added.MergedAt = int64(at + 1)
 			added.Evidence = append(added.Evidence, "its own --settings (argument "+fmt.Sprint(at+1)+") replaced by the same settings with lcwrap's hooks added after its own")
 		} else {
-			l.Argv = slices.Concat(l.Argv[:1], []string{"--settings", js}, l.Argv[1:])
+			c.Argv = slices.Concat(l.Argv[:1], []string{"--settings", js}, l.Argv[1:])
 			added.AddedArgs, added.AddedAt = []string{"--settings", js}, 1 // right after the command's name
 		}
-		l.Env = append(l.Env, EnvHookURL+"="+url, EnvHookToken+"="+tok)
+		c.Env = append(c.Env, EnvHookURL+"="+url, EnvHookToken+"="+tok)
 		added.Evidence = append(added.Evidence, fmt.Sprintf("hooks: HTTP to %s for %d events (token in $%s), a command hook (%s hook claude-code --relay) for SessionStart", url, len(Events)-len(commandOnly), EnvHookToken, d.Exe))
 	}
-	if stream != nil {
+	if r.stream != nil {
 		added.Evidence = append(added.Evidence, "stream-json: its output, read as it passes through, unchanged")
 	}
-	if !hooks && stream == nil {
+	if hooks || r.stream != nil {
+		c.Added = added
+	}
+	return r, nil
+}
+
+// run is one launched claude: lcwrap's hook server for it, the settings
+// file merged for it, and its stream-json output, as it has them.
+type run struct {
+	agent.Base
+	stream *Stream // nil: not print mode with stream-json
+
+	mu  sync.Mutex
+	srv *hookhttp.Server // nil: no hooks, or closed
+	q   *payloads
+	tmp string // the merged settings file, removed when the run ends
+
+	rmu      sync.Mutex
+	rejected map[string]int // hook requests refused, by reason
+}
+
+// Stdout implements agent.Run: stream-json is read as it passes.
+func (r *run) Stdout() io.Writer {
+	if r.stream == nil {
 		return nil
 	}
-	l.Added = added
-	var mu sync.Mutex
-	l.Close = func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if srv != nil {
-			srv.Close(2 * time.Second)
-			srv = nil
-			q.close() // every payload taken is recorded before the children end
-		}
-		if tmp != "" {
-			os.Remove(tmp)
-			tmp = ""
-		}
-		if stream != nil {
-			stream.Flush()
-		}
+	return r.stream
+}
+
+func (r *run) reject(reason string) {
+	r.rmu.Lock()
+	defer r.rmu.Unlock()
+	if r.rejected == nil {
+		r.rejected = map[string]int{}
 	}
-	l.Report = func(term *event.Terminal) {
-		if stream != nil {
-			term.AgentReport = stream.Report()
-		}
-		rmu.Lock()
-		if len(rejected) > 0 {
-			term.HookRequestsRejected = event.IntMap(maps.Clone(rejected))
-		}
-		rmu.Unlock()
+	r.rejected[reason]++
+}
+
+// Close implements agent.Run: the hook server stops (every payload taken
+// is recorded first), the merged settings file goes, the stream's last
+// line is read.
+func (r *run) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.srv != nil {
+		r.srv.Close(2 * time.Second)
+		r.srv = nil
+		r.q.close() // every payload taken is recorded before the children end
 	}
-	return nil
+	if r.tmp != "" {
+		os.Remove(r.tmp)
+		r.tmp = ""
+	}
+	if r.stream != nil {
+		r.stream.Flush()
+	}
+}
+
+// Report implements agent.Run: the sessions end, stream-json's result is
+// the agent's report, and refused hook requests are counted.
+func (r *run) Report(term *event.Terminal) {
+	r.Base.Report(term)
+	if r.stream != nil {
+		term.AgentReport = r.stream.Report()
+	}
+	r.rmu.Lock()
+	if len(r.rejected) > 0 {
+		term.HookRequestsRejected = event.IntMap(maps.Clone(r.rejected))
+	}
+	r.rmu.Unlock()
 }
 
 // ChildPrefix starts the child id of every Claude Code session.
 const ChildPrefix = "cc"
-
-// ChildPrefix implements the optional prefix of agent.Driver.
-func (Driver) ChildPrefix() string { return ChildPrefix }
 
 // payloads records hook payloads in the order they arrived, on a
 // goroutine of its own: the hook is answered as soon as its payload is
@@ -199,3 +226,8 @@ func (q *payloads) close() {
 	close(q.c)
 	<-q.done
 }
+
+var (
+	_ agent.Driver = Driver{}
+	_ agent.Hooks  = Driver{}
+)

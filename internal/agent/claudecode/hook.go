@@ -89,14 +89,14 @@ func Normalize(raw []byte) agent.Outcome {
 		o.Tool, o.Summary = cut(p.Tool, 64), Summary(p.Tool, p.ToolInput)
 		o.Facts = event.Facts{ToolUseID: fact(p.ToolUseID), Interrupted: p.IsInterrupt}
 	case "PermissionRequest":
-		o.Kind, o.WaitingFor = agent.Waiting, agent.WaitPermission
+		o.Kind, o.WaitingFor = agent.Waiting, event.WaitPermission
 		o.Tool, o.Summary = cut(p.Tool, 64), Summary(p.Tool, p.ToolInput)
 	case "Notification":
 		switch p.Notification {
 		case "permission_prompt":
-			o.Kind, o.WaitingFor = agent.Waiting, agent.WaitPermission
+			o.Kind, o.WaitingFor = agent.Waiting, event.WaitPermission
 		case "idle_prompt", "elicitation_dialog":
-			o.Kind, o.WaitingFor = agent.Waiting, agent.WaitInput
+			o.Kind, o.WaitingFor = agent.Waiting, event.WaitInput
 		default:
 			o.Kind = agent.Note
 			o.Summary = "notification" + paren(cut(p.Notification, 40))

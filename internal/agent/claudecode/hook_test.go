@@ -168,11 +168,12 @@ func TestSecretsNeverRecorded(t *testing.T) {
 
 func TestNormalizePolicy(t *testing.T) {
 	for _, tc := range []struct {
-		payload          string
-		unrecognized     string
-		ignored          string
-		kind             agent.Kind
-		waitingFor, tool string
+		payload      string
+		unrecognized string
+		ignored      string
+		kind         agent.Kind
+		waitingFor   event.WaitReason
+		tool         string
 	}{
 		{payload: ``, unrecognized: "(unreadable hook payload)"},
 		{payload: `[1,2]`, unrecognized: "(unreadable hook payload)"},
@@ -181,8 +182,8 @@ func TestNormalizePolicy(t *testing.T) {
 		{payload: `{"session_id":"s","hook_event_name":"BrandNewHook","tool_input":{"x":1}}`, unrecognized: "BrandNewHook"},
 		{payload: `{"session_id":"s","hook_event_name":"ConfigChange"}`, ignored: "configuration change"},
 		{payload: `{"session_id":"s","hook_event_name":"SubagentStart"}`, unrecognized: "(SubagentStart without agent_id)"},
-		{payload: `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"},"new_field":{"a":[1]}}`, kind: agent.Waiting, waitingFor: agent.WaitPermission, tool: "Bash"},
-		{payload: `{"session_id":"s","hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input"}`, kind: agent.Waiting, waitingFor: agent.WaitInput},
+		{payload: `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"},"new_field":{"a":[1]}}`, kind: agent.Waiting, waitingFor: event.WaitPermission, tool: "Bash"},
+		{payload: `{"session_id":"s","hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input"}`, kind: agent.Waiting, waitingFor: event.WaitInput},
 		{payload: `{"session_id":"s","hook_event_name":"Notification","notification_type":"auth_success"}`, kind: agent.Note},
 		{payload: `{"session_id":"s","hook_event_name":"StopFailure","error":"rate_limit","error_details":"secret stuff"}`, kind: agent.ErrorReported},
 		{payload: `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"not an object"}`, kind: agent.ToolStarted, tool: "Bash"},

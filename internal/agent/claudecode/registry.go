@@ -131,7 +131,7 @@ func RegistryObservations(r *Registry, first bool) []agent.Observation {
 	case "busy":
 		o.Kind, o.Summary = agent.Working, "Claude Code's status: busy"
 	case "idle", "waiting":
-		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, agent.WaitUser, "Claude Code's status: "+r.Status
+		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, event.WaitUser, "Claude Code's status: "+r.Status
 	case "":
 		return obs
 	default:

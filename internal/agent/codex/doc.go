@@ -3,7 +3,10 @@
 // prints on stdout (ExecReader), and the rollout file an interactive
 // session writes under $CODEX_HOME/sessions (RolloutReader), which it
 // follows only once Prove has shown that the observed process, or a
-// descendant serving no one else, holds that very file open.
+// descendant serving no one else, holds that very file open. Its
+// agent.Driver reads them for a run lcwrap launches (Prepare) and for an
+// adopted codex process (Adopt; its other shapes say they are not
+// supported).
 //
 // It promises that a payload it cannot read never panics and never becomes
 // a state (it is counted: agent.Unrecognize), that prompt text, messages,

@@ -3,6 +3,7 @@ package codex
 import (
 	"bytes"
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -126,12 +127,6 @@ const Source = "codex"
 // Name is the --agent value and the source of the session events.
 func (Driver) Name() string { return Source }
 
-// ChildPrefix starts the child id of every codex session ("cx-…").
-func (Driver) ChildPrefix() string { return "cx" }
-
-// SourceLimits is what this source can never say (Limits).
-func (Driver) SourceLimits() string { return Limits }
-
 // Recognize reports whether argv runs codex: by its base name, also as
 // `node …/codex`.
 func (Driver) Recognize(argv []string) bool {
@@ -143,28 +138,62 @@ func (Driver) Recognize(argv []string) bool {
 // session's created event).
 const Limits = "codex's own events: what codex reported, nothing more; no heartbeat, no cancel authority, no prompt or message text, and codex reports no end of a session (it ends when its process does)"
 
-// Prepare sets up the evidence for one run; it never changes the command.
+// ChildPrefix starts the child id of every codex session.
+const ChildPrefix = "cx"
+
+// Prepare implements agent.Driver; it never changes the command.
 // exec --json: every line codex prints on stdout is read as it passes
 // through. Interactive: the rollout is followed once proven (Follower),
 // from the moment the process has started.
-func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
+func (Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
+	b := l.Base(Source, ChildPrefix, Limits)
 	switch Classify(withoutNode(l.Argv)) {
 	case ModeExec:
-		tap := &execTap{tracker: l.Tracker}
+		tap := &execTap{tracker: b.Tracker}
 		tap.lines = NewLines(tap.line)
-		l.Stdout = tap
-		l.Close = tap.close
-		l.Report = tap.report
+		return &execJSONRun{Base: b, tap: tap}, nil
 	case ModeInteractive:
-		f := NewFollower(l.Tracker)
-		l.Started = f.Start
-		l.Close = f.Stop
-		l.Report = func(t *event.Terminal) {
-			r := f.Report()
-			t.CodexRollout = &r
-		}
+		return &ttyRun{Base: b, f: NewFollower(b.Tracker)}, nil
 	}
-	return nil
+	return &b, nil
+}
+
+// execJSONRun is a launched `codex exec --json`: its stdout is read.
+type execJSONRun struct {
+	agent.Base
+	tap *execTap
+}
+
+// Stdout implements agent.Run.
+func (r *execJSONRun) Stdout() io.Writer { return r.tap }
+
+// Close implements agent.Run.
+func (r *execJSONRun) Close() { r.tap.close() }
+
+// Report implements agent.Run.
+func (r *execJSONRun) Report(term *event.Terminal) {
+	r.Base.Report(term)
+	r.tap.report(term)
+}
+
+// ttyRun is a launched interactive codex (the TUI): its rollout, once
+// proven to be that process's, is followed.
+type ttyRun struct {
+	agent.Base
+	f *Follower
+}
+
+// Started implements agent.Starter: proving starts from the process.
+func (r *ttyRun) Started(child event.Identity) { r.f.Start(child) }
+
+// Close implements agent.Run.
+func (r *ttyRun) Close() { r.f.Stop() }
+
+// Report implements agent.Run.
+func (r *ttyRun) Report(term *event.Terminal) {
+	r.Base.Report(term)
+	rep := r.f.Report()
+	term.CodexRollout = &rep
 }
 
 // ownLine starts every event line lcwrap writes.
@@ -233,3 +262,5 @@ func (t *execTap) report(term *event.Terminal) {
 	}
 	term.AgentReport = r
 }
+
+var _ agent.Driver = Driver{}

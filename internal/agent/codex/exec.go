@@ -94,7 +94,7 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 	case "item.plan.delta":
 		return agent.Ignore(r.session, "plan text delta")
 	case "request_user_input":
-		obs.Kind, obs.WaitingFor = agent.Waiting, agent.WaitInput
+		obs.Kind, obs.WaitingFor = agent.Waiting, event.WaitInput
 		obs.Summary = fmt.Sprintf("%d question(s)", len(l.Questions))
 	case "error":
 		obs.Kind, obs.Reason = agent.ErrorReported, "error"

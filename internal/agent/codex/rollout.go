@@ -156,9 +156,9 @@ func (r *RolloutReader) event(obs agent.Observation, p rolloutPayload) agent.Out
 		facts.Reason = cutTag(str(p.Reason))
 		obs.Facts = report(facts)
 	case "exec_approval_request", "apply_patch_approval_request", "request_permissions", "elicitation_request":
-		obs.Kind, obs.WaitingFor = agent.Waiting, agent.WaitPermission
+		obs.Kind, obs.WaitingFor = agent.Waiting, event.WaitPermission
 	case "request_user_input":
-		obs.Kind, obs.WaitingFor = agent.Waiting, agent.WaitInput
+		obs.Kind, obs.WaitingFor = agent.Waiting, event.WaitInput
 	case "exec_command_begin", "exec_command_end":
 		obs.Kind, obs.Tool, obs.Summary = agent.ToolStarted, "command", commandText(p.Command)
 		if p.Type == "exec_command_end" {

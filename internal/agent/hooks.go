@@ -1,0 +1,33 @@
+package agent
+
+import (
+	"io"
+	"time"
+)
+
+// Hooks is a Driver whose agent calls lcwrap back as a command, one
+// payload on its stdin (`lcwrap hook NAME`), from a hook the user
+// installed or one lcwrap added to a run it launched.
+type Hooks interface {
+	// HookSettings is what to merge into the agent's settings to install
+	// lcwrap's hook; exe is lcwrap's absolute path.
+	HookSettings(exe string) string
+	// Hook records the one payload on in, as call says, and returns what
+	// it could not do: lines for lcwrap's stderr. It never fails, and
+	// never holds up, the agent that called it.
+	Hook(in io.Reader, call HookCall) []string
+}
+
+// HookCall says how one hook call is recorded.
+type HookCall struct {
+	// Relay hands the payload to the lcwrap that launched the agent.
+	Relay bool
+	// Journal gives the journal's path, when the payload is recorded
+	// there (it is asked only then).
+	Journal func() (string, error)
+	// Wait bounds every wait of the call (a lock, the relay).
+	Wait time.Duration
+	// Parent and Root are the lineage of an enclosing lcwrap run, when
+	// there is one: the parent and root of the sessions.
+	Parent, Root string
+}
