@@ -57,6 +57,7 @@ fuzz:
 	$(GO) test ./internal/projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./internal/notify -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/lastline -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/termtext -run '^$$' -fuzz '^FuzzLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)

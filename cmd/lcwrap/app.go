@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/supervise"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -262,8 +263,10 @@ func report(err error, w io.Writer) int {
 	return exitUsage
 }
 
+// oneLine makes s one line for a terminal: whatever a terminal would act
+// on is escaped (termtext), and runs of space collapse.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(termtext.Line(s)), " ")
 }
 
 func newApp(std stdio) *cli.Command {

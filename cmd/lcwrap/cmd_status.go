@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
 
@@ -281,12 +283,19 @@ func (o *statusOutput) render(rep projection.Report) error {
 		fmt.Fprintln(w)
 	}
 	if o.json {
-		enc := json.NewEncoder(w)
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		if !o.watch {
 			enc.SetIndent("", "  ")
 		}
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		// encoding/json leaves DEL and the C1 controls raw: escaped, the
+		// document is the same JSON.
+		_, err := io.WriteString(w, termtext.Text(b.String()))
+		return err
 	}
 	return view.Table(w, rep, view.TableOptions{Width: o.width, Color: o.color, Now: time.Now()})
 }

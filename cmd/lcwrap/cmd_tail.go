@@ -14,6 +14,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // errFound stops a scan once the cursor event is found.
@@ -24,7 +25,9 @@ func tailCommand(std stdio) *cli.Command {
 		Name:  "tail",
 		Usage: "print journal lines after a cursor",
 		Description: "Prints journal lines, as stored, whose journalSequence is greater than the\n" +
-			"cursor (--after N, or the line of --after-event ID). --follow keeps printing\n" +
+			"cursor (--after N, or the line of --after-event ID). A character a terminal\n" +
+			"would act on (DEL or a C1 control, which JSON allows raw in a string) is\n" +
+			"written as its \\u escape: the same JSON value. --follow keeps printing\n" +
 			"appended lines (it looks every 50 ms) until SIGINT or SIGTERM, and goes on\n" +
 			"after a 'journal repair'. Without --follow, a bad line stops it with a message\n" +
 			"naming the line and byte offset.",
@@ -62,7 +65,7 @@ func tailCommand(std stdio) *cli.Command {
 				if child != "" && rec.Event.ChildID != child {
 					return nil
 				}
-				out.Write(raw)
+				out.WriteString(termtext.Line(string(raw)))
 				out.WriteByte('\n')
 				if follow {
 					return out.Flush()
@@ -73,14 +76,14 @@ func tailCommand(std stdio) *cli.Command {
 				return tailError(path, journal.Scan(path, after, print))
 			}
 			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(std.err, "lcwrap: no journal at %s yet: waiting for it to be created\n", path)
+				fmt.Fprintf(std.err, "lcwrap: no journal at %s yet: waiting for it to be created\n", termtext.Line(path))
 			}
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			err = journal.Follow(ctx, path, after, print, func(be *journal.BlockedError) {
 				out.Flush()
-				fmt.Fprintf(std.err, "lcwrap: journal %s stops at line %d (byte %d): %s: %s; waiting for 'lcwrap journal repair'\n",
-					path, be.Line, be.Offset, be.Class, be.Reason)
+				fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(fmt.Sprintf("journal %s stops at line %d (byte %d): %s: %s; waiting for 'lcwrap journal repair'",
+					path, be.Line, be.Offset, be.Class, be.Reason)))
 			})
 			if errors.Is(err, context.Canceled) {
 				return nil
