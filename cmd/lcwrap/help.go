@@ -229,6 +229,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 		},
 	}
 	m["lcwrap hook"] = hookHelp()
+	m["lcwrap hook claude-code"] = claudeCodeHookHelp()
 	return m
 })
 
