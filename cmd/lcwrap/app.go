@@ -352,9 +352,30 @@ func flagMessage(cmd *cli.Command, msg string) string {
 	}
 	if head, rest, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(head, "invalid value ") {
 		name, tail, _ := strings.Cut(rest, ":")
-		return head + " for " + dashed(name) + ":" + tail
+		return head + " for " + dashed(name) + ": " + plainParseError(strings.TrimSpace(tail))
 	}
 	return msg
+}
+
+// plainParseError says what a flag's value should have been, for the
+// errors of strconv and time that urfave/cli passes on as they are
+// ("strconv.ParseInt: parsing "abc": invalid syntax").
+func plainParseError(s string) string {
+	switch {
+	case strings.HasSuffix(s, "value out of range"):
+		return "out of range"
+	case strings.HasPrefix(s, "strconv.ParseInt"), strings.HasPrefix(s, "strconv.ParseUint"):
+		return "not a whole number"
+	case strings.HasPrefix(s, "strconv.ParseFloat"):
+		return "not a number"
+	case strings.HasPrefix(s, "strconv.ParseBool"):
+		return "not true or false"
+	case strings.HasPrefix(s, "time: missing unit"):
+		return "a duration needs a unit, like 10s or 5m"
+	case strings.HasPrefix(s, "time: "):
+		return "not a duration, like 250ms, 10s, 5m or 1h"
+	}
+	return s
 }
 
 // setUsageHandlers makes every command report flag mistakes as usage errors
