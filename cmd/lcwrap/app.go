@@ -66,6 +66,15 @@ func run(args []string) int {
 	if code, ok := quickEmit(args, std); ok {
 		return code
 	}
+	if len(args) == 1 {
+		// Bare lcwrap: what it is and how to use it. Nothing was asked
+		// for, so nothing ran: lcwrap's own usage status.
+		writeHelp(std.err, newApp(std))
+		return exitUsage
+	}
+	if msg := mistypedCommand(args); msg != "" {
+		return report(&usageError{cmd: "lcwrap", msg: msg}, std.err)
+	}
 	if plainRun(args) {
 		// Installing signal handlers takes a round trip with the runtime
 		// per signal: let it overlap the parsing of the command line.
@@ -85,13 +94,7 @@ func quickRun(ctx context.Context, args []string, std stdio) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	code := report(runMain(ctx, std, q), std.err)
-	if code == 127 && q.name == "lcwrap" {
-		if hint := didYouMean(newApp(std), args); hint != "" {
-			fmt.Fprintf(std.err, "lcwrap: %s\n", hint)
-		}
-	}
-	return code, true
+	return report(runMain(ctx, std, q), std.err), true
 }
 
 // quickRunLine reads a plain run's command line (see readQuick).
@@ -224,13 +227,7 @@ func runApp(ctx context.Context, app *cli.Command, args []string, std stdio) int
 	if err == nil {
 		err = app.Run(ctx, args)
 	}
-	code := report(err, std.err)
-	if code == 127 {
-		if hint := didYouMean(app, args); hint != "" {
-			fmt.Fprintf(std.err, "lcwrap: %s\n", hint)
-		}
-	}
-	return code
+	return report(err, std.err)
 }
 
 // report turns an error from the command tree into an exit code, printing
