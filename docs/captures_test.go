@@ -147,21 +147,27 @@ func (s *session) take() string {
 	return t
 }
 
+// background is a command started in the background.
+type background struct {
+	pid  int
+	done chan struct{} // closed once it has ended and been reaped
+}
+
 // start runs line in the background (its own process group, killed at
 // the end of the test if still there).
-func (s *session) start(line string) *exec.Cmd {
+func (s *session) start(line string) *background {
 	s.t.Helper()
 	c := s.command(context.Background(), "exec "+line)
 	if err := c.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { c.Wait(); close(done) }()
+	b := &background{pid: c.Process.Pid, done: make(chan struct{})}
+	go func() { c.Wait(); close(b.done) }()
 	s.t.Cleanup(func() {
-		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-		<-done
+		syscall.Kill(-b.pid, syscall.SIGKILL)
+		<-b.done
 	})
-	return c
+	return b
 }
 
 // waitFor runs line until its output matches re, and returns it.
@@ -202,8 +208,8 @@ func TestCaptureStale(t *testing.T) {
 	w := s.start("lcwrap --heartbeat 1s --child-id build-9 -- sleep 60")
 	s.waitFor("lcwrap status", `(?m)^build-9 .*running`)
 	s.killOrphan("build-9")
-	syscall.Kill(w.Process.Pid, syscall.SIGKILL)
-	w.Wait()
+	syscall.Kill(w.pid, syscall.SIGKILL)
+	<-w.done
 	s.waitFor("lcwrap status", `(?m)^build-9 .* stale `)
 	s.show("lcwrap status")
 	doccapture.Check(t, "troubleshooting.md", "troubleshooting-stale", s.take())
