@@ -4,7 +4,7 @@ BIN       ?= bin/lcwrap
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: all build test lint vet fmt-check fuzz bench examples clean
+.PHONY: all build test race-check lint vet fmt-check fuzz bench examples clean
 
 all: build
 
@@ -19,17 +19,24 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/lcwrap
 	$(GO) build -trimpath -o $(dir $(BIN))lcwrap-top ./cmd/lcwrap-top
 
-# The race detector needs cgo, hence a C compiler (gcc or clang): without
-# one, go reports CGO_ENABLED=0 and make test runs without -race, saying
-# so; under CI (CI=true) that is a failure instead.
+# The race detector needs cgo: a C compiler (gcc or clang), and cgo not
+# turned off (CGO_ENABLED=0 in the environment). Without it make test runs
+# without -race, saying which of the two it is; under CI (CI=true) that is
+# a failure instead.
 RACE ?= $(shell [ "$$($(GO) env CGO_ENABLED 2>/dev/null)" = 1 ] && echo -race)
 
-# The whole suite: vet, formatting, and every test with the race detector.
-test: vet fmt-check
+# race-check says why make test runs without the race detector, if it does.
+race-check:
 	@if [ -z "$(RACE)" ]; then \
-	  if [ "$$CI" = true ]; then echo "make test: no C compiler for the race detector (CGO_ENABLED=0): install gcc" >&2; exit 1; fi; \
-	  echo "make test: no C compiler (CGO_ENABLED=0): running the tests WITHOUT the race detector; install gcc or clang for it" >&2; \
+	  if [ "$$CGO_ENABLED" = 0 ]; then why="CGO_ENABLED=0 is set in the environment, and the race detector needs cgo"; fix="unset CGO_ENABLED"; \
+	  elif [ "$$($(GO) env CGO_ENABLED 2>/dev/null)" != 1 ]; then why="go finds no C compiler, and the race detector needs cgo"; fix="install gcc or clang"; \
+	  else why="RACE is set empty"; fix="leave RACE unset"; fi; \
+	  if [ "$$CI" = true ]; then echo "make test: no race detector: $$why; $$fix (under CI=true this is a failure)" >&2; exit 1; fi; \
+	  echo "make test: $$why: running the tests WITHOUT the race detector; $$fix for it" >&2; \
 	fi
+
+# The whole suite: vet, formatting, and every test with the race detector.
+test: vet fmt-check race-check
 	$(GO) test $(RACE) -count=1 $(PKGS)
 	$(GO) test $(RACE) -count=1 -tags lcwrap_gopsutil ./internal/event ./internal/adopt
 	$(GO) test $(RACE) -count=1 -tags '$(BUILD_TAGS)' -run '^(TestHelp|TestRootHelp)' ./cmd/lcwrap
@@ -57,6 +64,7 @@ fuzz:
 	$(GO) test ./internal/projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 	$(GO) test ./internal/notify -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/lastline -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/termtext -run '^$$' -fuzz '^FuzzLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)

@@ -173,6 +173,34 @@ func TestSlugify(t *testing.T) {
 	}
 }
 
+// README quotes both start-up ratios bench/RESULTS.md gives for wrapping
+// true (without the journal and with it), as measured there.
+func TestStartupRatiosQuoted(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := os.ReadFile("../bench/RESULTS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("Over the four runs: `--no-journal` ([0-9.]+–[0-9.]+×) tini .*, the default journal ([0-9.]+–[0-9.]+×) tini").FindSubmatch(results)
+	if m == nil {
+		t.Fatal("bench/RESULTS.md gives no start-up ratio ranges (Over the four runs: ...)")
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	for _, want := range []string{"`--no-journal`", "default journal"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("README does not name the %s start-up ratio", want)
+		}
+	}
+	for i, what := range []string{"--no-journal", "default journal"} {
+		if !strings.Contains(text, string(m[i+1])) {
+			t.Errorf("README does not quote the %s start-up ratio %s of bench/RESULTS.md", what, m[i+1])
+		}
+	}
+}
+
 // README is a front door: at most 300 lines, and .ci/run runs exactly the
 // test command it gives.
 func TestFrontDoor(t *testing.T) {
@@ -204,8 +232,9 @@ func TestFrontDoor(t *testing.T) {
 	}
 }
 
-// README's first command builds the real binary and runs a command under
-// it in one line, keeping the command's exit code (what go run loses).
+// README's first command builds the real binary as make build does
+// (lcwrap-top beside it, for lcwrap top) and runs a command under it in
+// one line, keeping the command's exit code (what go run loses).
 func TestFirstCommand(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -214,20 +243,24 @@ func TestFirstCommand(t *testing.T) {
 	_, block, _ := strings.Cut(string(b), "\n## Two commands\n")
 	_, block, _ = strings.Cut(block, "```sh\n")
 	first, _, _ := strings.Cut(block, "\n")
-	if !strings.Contains(first, "go build -o bin/lcwrap ./cmd/lcwrap && bin/lcwrap ") {
-		t.Fatalf("README's first command does not build and run the real binary: %q", first)
+	if !strings.HasPrefix(first, "make build && bin/lcwrap ") {
+		t.Fatalf("README's first command does not build and run the real binary (make build): %q", first)
 	}
 	if !strings.Contains(string(b), "go run ./cmd/lcwrap") || !strings.Contains(string(b), "exit status 3") {
 		t.Errorf("README does not say why the first command is not go run ./cmd/lcwrap")
 	}
 	tmp := t.TempDir()
 	line := strings.ReplaceAll(first, "bin/lcwrap", filepath.Join(tmp, "lcwrap"))
+	line = strings.Replace(line, "make build", "make -s build BIN="+filepath.Join(tmp, "lcwrap"), 1)
 	cmd := exec.Command("bash", "-c", line)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "LCWRAP_JOURNAL="+filepath.Join(tmp, "journal.jsonl"))
 	out, err := cmd.CombinedOutput()
 	if err != nil || string(out) != "hello\nexit 3\n" {
 		t.Fatalf("README's first command: %v, output %q; want hello and exit 3", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "lcwrap-top")); err != nil {
+		t.Errorf("README's first command built no lcwrap-top beside lcwrap (lcwrap top needs it): %v", err)
 	}
 	j, err := os.ReadFile(filepath.Join(tmp, "journal.jsonl"))
 	if err != nil || strings.Count(string(j), "\n") != 4 {

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/doccapture"
 	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
@@ -886,6 +887,9 @@ func TestAdoptExample(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "adopt-example: PASS") {
 		t.Fatalf("adopt/run.sh:\n%s", r)
 	}
+	// The README shows this run's output (KEEP=1 adds a last line).
+	shown, _, _ := strings.Cut(r.stdout, "adopt-example: kept ")
+	doccapture.Check(t, "adopt/README.md", "adopt-run", strings.ReplaceAll(shown, e.tmp, "/tmp"))
 	for _, want := range []string{
 		"the server's exit status, as its parent sees it: 7",
 		"got SIGTERM and exited 143",

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/supervise"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -65,6 +66,15 @@ func run(args []string) int {
 	if code, ok := quickEmit(args, std); ok {
 		return code
 	}
+	if len(args) == 1 {
+		// Bare lcwrap: what it is and how to use it. Nothing was asked
+		// for, so nothing ran: lcwrap's own usage status.
+		writeHelp(std.err, newApp(std))
+		return exitUsage
+	}
+	if msg := mistypedCommand(args); msg != "" {
+		return report(&usageError{cmd: "lcwrap", msg: msg}, std.err)
+	}
 	if plainRun(args) {
 		// Installing signal handlers takes a round trip with the runtime
 		// per signal: let it overlap the parsing of the command line.
@@ -84,13 +94,7 @@ func quickRun(ctx context.Context, args []string, std stdio) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	code := report(runMain(ctx, std, q), std.err)
-	if code == 127 && q.name == "lcwrap" {
-		if hint := didYouMean(newApp(std), args); hint != "" {
-			fmt.Fprintf(std.err, "lcwrap: %s\n", hint)
-		}
-	}
-	return code, true
+	return report(runMain(ctx, std, q), std.err), true
 }
 
 // quickRunLine reads a plain run's command line (see readQuick).
@@ -223,13 +227,7 @@ func runApp(ctx context.Context, app *cli.Command, args []string, std stdio) int
 	if err == nil {
 		err = app.Run(ctx, args)
 	}
-	code := report(err, std.err)
-	if code == 127 {
-		if hint := didYouMean(app, args); hint != "" {
-			fmt.Fprintf(std.err, "lcwrap: %s\n", hint)
-		}
-	}
-	return code
+	return report(err, std.err)
 }
 
 // report turns an error from the command tree into an exit code, printing
@@ -262,8 +260,10 @@ func report(err error, w io.Writer) int {
 	return exitUsage
 }
 
+// oneLine makes s one line for a terminal: whatever a terminal would act
+// on is escaped (termtext), and runs of space collapse.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(termtext.Line(s)), " ")
 }
 
 func newApp(std stdio) *cli.Command {
@@ -349,9 +349,30 @@ func flagMessage(cmd *cli.Command, msg string) string {
 	}
 	if head, rest, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(head, "invalid value ") {
 		name, tail, _ := strings.Cut(rest, ":")
-		return head + " for " + dashed(name) + ":" + tail
+		return head + " for " + dashed(name) + ": " + plainParseError(strings.TrimSpace(tail))
 	}
 	return msg
+}
+
+// plainParseError says what a flag's value should have been, for the
+// errors of strconv and time that urfave/cli passes on as they are
+// ("strconv.ParseInt: parsing "abc": invalid syntax").
+func plainParseError(s string) string {
+	switch {
+	case strings.HasSuffix(s, "value out of range"):
+		return "out of range"
+	case strings.HasPrefix(s, "strconv.ParseInt"), strings.HasPrefix(s, "strconv.ParseUint"):
+		return "not a whole number"
+	case strings.HasPrefix(s, "strconv.ParseFloat"):
+		return "not a number"
+	case strings.HasPrefix(s, "strconv.ParseBool"):
+		return "not true or false"
+	case strings.HasPrefix(s, "time: missing unit"):
+		return "a duration needs a unit, like 10s or 5m"
+	case strings.HasPrefix(s, "time: "):
+		return "not a duration, like 250ms, 10s, 5m or 1h"
+	}
+	return s
 }
 
 // setUsageHandlers makes every command report flag mistakes as usage errors

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v3"
 	"golang.org/x/sync/errgroup"
@@ -21,6 +22,10 @@ import (
 	"github.com/lcwrap/lcwrap/internal/redact"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
+
+// minPoll is the least --poll: a look reads the process table, and a
+// shorter wait would make adopt a busy loop.
+const minPoll = 10 * time.Millisecond
 
 func adoptCommand(std stdio) *cli.Command {
 	return &cli.Command{
@@ -41,7 +46,7 @@ func adoptCommand(std stdio) *cli.Command {
 			&cli.StringFlag{Name: "child-id", Usage: "childId to record (only with a single PID; default: generated from the command name)"},
 			&cli.StringFlag{Name: "parent-child-id", Sources: cli.EnvVars(supervise.EnvChildID), Usage: "lineage parentChildId (set by an enclosing lcwrap run)"},
 			&cli.StringFlag{Name: "root-child-id", Sources: cli.EnvVars(supervise.EnvRootChildID), Usage: "lineage rootChildId (default: set by an enclosing lcwrap run, else the childId)"},
-			&cli.DurationFlag{Name: "poll", Value: adopt.DefaultPoll, Usage: "how often to look where the kernel offers no pidfd to wait on"},
+			&cli.DurationFlag{Name: "poll", Value: adopt.DefaultPoll, Usage: "how often to look where the kernel offers no pidfd to wait on (at least 10ms)"},
 			&cli.StringFlag{Name: "watch", Value: "auto", Hidden: true, Usage: "auto (pidfd where available) or poll"},
 			agentFlag(),
 		),
@@ -83,6 +88,9 @@ func adoptAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	}
 	if cmd.Duration("poll") <= 0 {
 		return usagef(cmd, "--poll must be a positive duration, like 250ms")
+	}
+	if cmd.Duration("poll") < minPoll {
+		return usagef(cmd, "--poll %v is too often: give at least %v (each look reads the process table)", cmd.Duration("poll"), minPoll)
 	}
 	opts := adopt.Options{Watch: watch, Poll: cmd.Duration("poll")}
 

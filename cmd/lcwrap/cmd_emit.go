@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/linereader"
+	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -35,7 +38,13 @@ func emitCommand(std stdio) *cli.Command {
 			"recently, a read of the whole journal for a child id it has never seen.\n" +
 			"sourceEpoch defaults to \"emit-<source>\" so that calls for one child continue\n" +
 			"one sequence. Capabilities come only from --profile (default external: all\n" +
-			"unknown).",
+			"unknown).\n" +
+			"\n" +
+			"A state change (--kind created, state_changed or terminal) must follow the\n" +
+			"child's state in the journal, which is read for it; any other change every\n" +
+			"reader would drop, so emit refuses it (exit 125, nothing written). A child\n" +
+			"the journal has not seen may start in any state. The legal changes:\n" +
+			transitionTable(),
 		Flags:  emitFlags(),
 		Action: func(ctx context.Context, cmd *cli.Command) error { return emitMain(std, cmd) },
 	}
@@ -58,6 +67,41 @@ func emitFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "external", Usage: "mark the child as external (not started by the producer)"},
 		&cli.StringFlag{Name: "adopted-at", Usage: "when an external child was adopted, `TS` in YYYY-MM-DDTHH:MM:SS[.mmm]Z (needs --external)"},
 	)
+}
+
+// transitionTable lists the contract's legal state changes, one line per
+// state that has any, then the terminal states.
+func transitionTable() string {
+	var b strings.Builder
+	var terminal []string
+	for _, from := range event.States {
+		next := event.Successors(from)
+		if len(next) == 0 {
+			terminal = append(terminal, string(from))
+			continue
+		}
+		fmt.Fprintf(&b, "  %-9s → %s\n", from, joinStates(next))
+	}
+	fmt.Fprintf(&b, "  %s are terminal: nothing follows them.\n", strings.Join(terminal, ", "))
+	return b.String()
+}
+
+// joinStates joins states with ", ".
+func joinStates(states []event.State) string {
+	s := make([]string, len(states))
+	for i, st := range states {
+		s[i] = string(st)
+	}
+	return strings.Join(s, ", ")
+}
+
+// orList is "a, b or c".
+func orList(states []event.State) string {
+	s := joinStates(states)
+	if i := strings.LastIndex(s, ", "); i >= 0 {
+		s = s[:i] + " or " + s[i+2:]
+	}
+	return s
 }
 
 // emitMain is an emit: the parser's or quickEmit's.
@@ -190,13 +234,39 @@ func (e *emitEvent) build(seq int64, into *builtEvent) ([]byte, error) {
 func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
 	failed := false
 	var ev builtEvent
-	build := func(seq int64) ([]byte, error) { return e.build(seq, &ev) }
+	var history *projection.Projection // the child's events, for a state change
+	build := func(seq int64) ([]byte, error) {
+		line, err := e.build(seq, &ev)
+		if err == nil && history != nil {
+			err = refuseTransition(history.Apply(&ev.ev, line))
+		}
+		return line, err
+	}
 	if !cmd.Bool("no-journal") {
-		if set.Journal == nil {
+		var err error
+		switch {
+		case set.Journal == nil:
 			failed = true // openSinks said why
-		} else if err := e.appendTo(set.Journal, build); err != nil {
-			fmt.Fprintf(std.err, "lcwrap: event not written to the journal: %v\n", err)
-			failed = true
+		case e.changesState():
+			if history, err = childHistory(set.Journal.Path(), e.id); err != nil {
+				set.Journal.Close()
+				fmt.Fprintf(std.err, "lcwrap: event not written to the journal: %v\n", err)
+				failed = true
+				break
+			}
+			fallthrough
+		default:
+			err = e.appendTo(set.Journal, build)
+			var refused *transitionRefused
+			if errors.As(err, &refused) {
+				set.Journal = nil
+				set.Close()
+				return usagef(cmd, "%v", refused)
+			}
+			if err != nil {
+				fmt.Fprintf(std.err, "lcwrap: event not written to the journal: %v\n", err)
+				failed = true
+			}
 		}
 		set.Journal = nil // closed: Sinks below returns the other sinks
 	}
@@ -219,6 +289,63 @@ func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
 	}
 	if failed {
 		return exitCode(1, "")
+	}
+	return nil
+}
+
+// changesState reports whether the event moves the child to a state that
+// readers check against the contract's table (a reconciliation is a
+// correction, bound by no table).
+func (e *emitEvent) changesState() bool {
+	switch e.spec.Kind {
+	case event.KindCreated, event.KindStateChanged, event.KindTerminal:
+		return true
+	}
+	return false
+}
+
+// childHistory projects the events the journal at path holds about child
+// id (sealed files included). It reads without the lock, so that writers
+// are not held up for the whole read: an event another writer appends
+// for that child meanwhile is not seen (a reader then judges the new
+// event as before). A journal that does not exist yet holds nothing; one
+// blocked at a bad line holds the events before it.
+func childHistory(path, id string) (*projection.Projection, error) {
+	p := projection.New()
+	err := journal.Read(path, journal.ReadOptions{}, func(rec event.Record, raw []byte) error {
+		if rec.Event.ChildID == id {
+			p.Apply(&rec.Event, raw)
+		}
+		return nil
+	})
+	var blocked *journal.BlockedError
+	if errors.Is(err, fs.ErrNotExist) || errors.As(err, &blocked) {
+		err = nil // nothing yet; a blocked journal refuses the append itself
+	}
+	return p, err
+}
+
+// transitionRefused is a state change the child's history does not allow:
+// every reader would drop it.
+type transitionRefused struct {
+	child string
+	err   *event.TransitionError
+}
+
+func (e *transitionRefused) Error() string {
+	if e.err.From.Terminal() {
+		return fmt.Sprintf("child %s already ended (%s), and a terminal state is final: every reader would drop this %s event, so nothing was written", e.child, e.err.From, e.err.To)
+	}
+	return fmt.Sprintf("%s for child %s: from %s it may move only to %s; every reader would drop this event, so nothing was written",
+		e.err, e.child, e.err.From, orList(event.Successors(e.err.From)))
+}
+
+// refuseTransition turns a projection outcome that a reader would drop for
+// its state into a *transitionRefused; nil otherwise.
+func refuseTransition(out projection.Outcome) error {
+	var te *event.TransitionError
+	if (out.Result == projection.IllegalTransition || out.Result == projection.TerminalImmutable) && errors.As(out.Err, &te) {
+		return &transitionRefused{child: out.ChildID, err: te}
 	}
 	return nil
 }

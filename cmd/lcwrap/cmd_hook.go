@@ -19,9 +19,25 @@ const hookWait = 500 * time.Millisecond
 
 func hookCommand(std stdio) *cli.Command {
 	return &cli.Command{
-		Name:      "hook",
-		Usage:     "record an agent's hook payload (Claude Code: lcwrap hook claude-code)",
-		ArgsUsage: "claude-code",
+		Name:  "hook",
+		Usage: "record an agent's hook payload (Claude Code: lcwrap hook claude-code)",
+		Description: "Each agent whose hooks lcwrap records is a command of its own: its help says\n" +
+			"what a call records and how to install it.",
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			msg := "name the agent: 'lcwrap hook claude-code'"
+			if a := cmd.Args().First(); a != "" {
+				msg = fmt.Sprintf("lcwrap hook records no agent %q; name one: 'lcwrap hook claude-code'", a)
+			}
+			return usagef(cmd, "%s", msg)
+		},
+		Commands: []*cli.Command{claudeCodeHookCommand(std)},
+	}
+}
+
+func claudeCodeHookCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:  claudecode.Source,
+		Usage: "record one Claude Code hook payload",
 		Description: "Reads one hook payload on stdin and records what it shows about the agent's\n" +
 			"session and sub-agents. It prints nothing on stdout and always exits 0:\n" +
 			"what it could not record is one line on stderr. Installed by you\n" +
@@ -36,9 +52,12 @@ func hookCommand(std stdio) *cli.Command {
 			&cli.BoolFlag{Name: "relay", Usage: "hand the payload to the lcwrap that launched the agent ($" + claudecode.EnvHookURL + "); lcwrap adds this itself"},
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
-			h, ok := agentDriver(cmd.Args().First()).(agent.Hooks)
-			if !ok || cmd.Args().Len() != 1 {
-				return usagef(cmd, "name the agent: 'lcwrap hook claude-code'")
+			if cmd.Args().Len() > 0 {
+				return usagef(cmd, "unexpected argument %q: the payload comes on standard input", cmd.Args().First())
+			}
+			h, ok := agentDriver(claudecode.Source).(agent.Hooks)
+			if !ok {
+				return exitCode(1, "the %s integration records no hooks", claudecode.Source)
 			}
 			if cmd.Bool("print-settings") {
 				exe, err := os.Executable()
@@ -65,6 +84,20 @@ func hookCommand(std stdio) *cli.Command {
 
 // hookHelp is the hook command's entry in helps.
 func hookHelp() helpText {
+	return helpText{
+		examples: []example{
+			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},
+			{"lcwrap help hook claude-code", "what a Claude Code hook call records"},
+		},
+		exit: []exitRow{
+			{"0", "see each command's help"},
+			{"125", "usage error (no agent named)"},
+		},
+	}
+}
+
+// claudeCodeHookHelp is the entry of lcwrap hook claude-code in helps.
+func claudeCodeHookHelp() helpText {
 	return helpText{
 		examples: []example{
 			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},

@@ -48,8 +48,10 @@ func reportAction(cmd *cli.Command, std stdio) error {
 	file, out := cmd.String("file"), cmd.String("html")
 	now := time.Now()
 	switch {
+	case strings.HasPrefix(out, "-") && out != "-":
+		return usagef(cmd, "--html %q: give the file to write after --html, e.g. 'lcwrap report --html report.html'", out)
 	case cmd.Args().Len() > 0:
-		return usagef(cmd, "report takes no arguments, not %q; use --file PATH to read a stream", cmd.Args().First())
+		return usagef(cmd, "report takes no arguments, not %q: write the report with --html FILE (or to standard output), read a stream or a CI log with --file PATH", cmd.Args().First())
 	case file != "" && cmd.IsSet("journal"):
 		return usagef(cmd, "--journal and --file name two inputs; choose one")
 	case file == "" && cmd.Bool("mixed"):
@@ -133,12 +135,20 @@ func reportAction(cmd *cli.Command, std stdio) error {
 	for _, n := range sum.Aggregated {
 		agg += n
 	}
-	msg := fmt.Sprintf("wrote %s: %d children drawn", out, sum.Drawn)
+	msg := fmt.Sprintf("wrote %s: %s drawn", out, count(sum.Drawn, "child", "children"))
 	if agg > 0 {
-		msg += fmt.Sprintf(", %d ended ones counted, not drawn (--limit %d)", agg, opts.Limit)
+		msg += fmt.Sprintf(", %s counted, not drawn (--limit %d)", count(agg, "ended one", "ended ones"), opts.Limit)
 	}
 	fmt.Fprintln(std.out, msg)
 	return nil
+}
+
+// count says "1 child" or "n children".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // parseSince reads --since: a duration back from now, or a UTC time.

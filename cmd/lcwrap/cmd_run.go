@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/urfave/cli/v3"
@@ -44,7 +45,7 @@ with the last attempt's code.`
 
 func runFlags() []cli.Flag {
 	return append(append(writerFlags(),
-		&cli.DurationFlag{Name: "heartbeat", Value: supervise.DefaultHeartbeat, Usage: "interval of heartbeat events; 0 for none (the heartbeat capability is then unknown)"},
+		&cli.DurationFlag{Name: "heartbeat", Value: supervise.DefaultHeartbeat, Usage: "interval of heartbeat events, at least 100ms; 0 for none (the heartbeat capability is then unknown)"},
 		&cli.DurationFlag{Name: "timeout", Usage: "cancel the command (SIGTERM to its process group) after this long; lcwrap then exits 124"},
 		&cli.DurationFlag{Name: "kill-after", Value: supervise.DefaultKillAfter, Usage: "SIGKILL whatever is still alive this long after a cancel request"},
 		&cli.StringFlag{Name: "success-exit-codes", Value: "0", Usage: "exit codes reported as completed, comma-separated (never changes lcwrap's exit code)"},
@@ -195,6 +196,26 @@ func output(raw, w io.Writer, events bool) supervise.Output {
 	return o
 }
 
+// minEventInterval is the least value of every flag that sets how often
+// lcwrap writes events (--heartbeat, --watchdog, --backoff): each one is a
+// line in a journal other processes share, and a nanosecond heartbeat
+// writes tens of thousands of them a second.
+const minEventInterval = 100 * time.Millisecond
+
+// checkRate refuses a positive --name below minEventInterval; zero, where
+// the flag allows it (zero says what), passes.
+func checkRate(cmd flagReader, name, zero string) error {
+	d := cmd.Duration(name)
+	if d > 0 && d < minEventInterval || d == 0 && zero == "" && cmd.IsSet(name) {
+		alt := ""
+		if zero != "" {
+			alt = " (or " + zero + ")"
+		}
+		return usagef(cmd, "--%s %v is too often: give at least %v%s; each one is an event in the journal", name, d, minEventInterval, alt)
+	}
+	return nil
+}
+
 // runConfig reads and checks the run flags; every mistake is a usage
 // error, found before anything is opened or started.
 func runConfig(cmd flagReader, argv []string) (supervise.Config, error) {
@@ -210,6 +231,9 @@ func runConfig(cmd flagReader, argv []string) (supervise.Config, error) {
 		if cmd.Duration(d) < 0 {
 			return cfg, usagef(cmd, "--%s must not be negative", d)
 		}
+	}
+	if err := checkRate(cmd, "heartbeat", "0 for none"); err != nil {
+		return cfg, err
 	}
 	codes, err := parseExitCodes(cmd.String("success-exit-codes"))
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/reconcile"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
 
@@ -78,6 +81,7 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	out := statusOutput{std: std, all: cmd.Bool("all"), json: cmd.Bool("json"), watch: cmd.Bool("watch"), seen: map[string]string{}}
 	out.color = !out.json && !noColor && isTerminal(std.out)
 	out.width = terminalWidth(std.out)
+	out.allCmd = allCommand(cmd)
 	var src statusSource
 	if file != "" {
 		src = &streamSource{path: file, in: std.in, mixed: cmd.Bool("mixed")}
@@ -226,6 +230,7 @@ type statusOutput struct {
 	std                     stdio
 	all, json, color, watch bool
 	width                   int               // the terminal's columns; 0 when not a terminal
+	allCmd                  string            // the command line that shows the ended children too
 	seen                    map[string]string // warnings printed, by key
 	frames                  int
 }
@@ -282,14 +287,46 @@ func (o *statusOutput) render(rep projection.Report) error {
 		fmt.Fprintln(w)
 	}
 	if o.json {
-		enc := json.NewEncoder(w)
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		if !o.watch {
 			enc.SetIndent("", "  ")
 		}
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		// encoding/json leaves DEL and the C1 controls raw: escaped, the
+		// document is the same JSON.
+		_, err := io.WriteString(w, termtext.Text(b.String()))
+		return err
 	}
-	return view.Table(w, rep, view.TableOptions{Width: o.width, Color: o.color, Now: time.Now()})
+	return view.Table(w, rep, view.TableOptions{Width: o.width, Color: o.color, Now: time.Now(), AllCommand: o.allCmd})
+}
+
+// allCommand is the status command line that shows the ended children of
+// the same input: --file and --mixed, or --journal, as given, and --all.
+func allCommand(cmd *cli.Command) string {
+	words := []string{"lcwrap", "status"}
+	if f := cmd.String("file"); f != "" {
+		words = append(words, "--file", shellWord(f))
+		if cmd.Bool("mixed") {
+			words = append(words, "--mixed")
+		}
+	} else if cmd.IsSet("journal") {
+		words = append(words, "--journal", shellWord(cmd.String("journal")))
+	}
+	return strings.Join(append(words, "--all"), " ")
+}
+
+// shellWord quotes s for a shell (in double quotes: the hint it goes in
+// is in single ones) when it needs it.
+func shellWord(s string) string {
+	s = termtext.Line(s)
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(s) + `"`
 }
 
 func exitText(v *projection.ChildView) string { return view.Exit(v) }

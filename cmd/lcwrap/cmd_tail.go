@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"math"
 	"os/signal"
 	"syscall"
 
@@ -14,6 +14,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // errFound stops a scan once the cursor event is found.
@@ -24,15 +25,20 @@ func tailCommand(std stdio) *cli.Command {
 		Name:  "tail",
 		Usage: "print journal lines after a cursor",
 		Description: "Prints journal lines, as stored, whose journalSequence is greater than the\n" +
-			"cursor (--after N, or the line of --after-event ID). --follow keeps printing\n" +
+			"cursor (--after N, or the line of --after-event ID). A character a terminal\n" +
+			"would act on (DEL or a C1 control, which JSON allows raw in a string) is\n" +
+			"written as its \\u escape: the same JSON value. --follow keeps printing\n" +
 			"appended lines (it looks every 50 ms) until SIGINT or SIGTERM, and goes on\n" +
 			"after a 'journal repair'. Without --follow, a bad line stops it with a message\n" +
-			"naming the line and byte offset.",
+			"naming the line and byte offset. -n N prints only the last N of the lines it\n" +
+			"would print (then, with --follow, the new ones). A --child the journal has\n" +
+			"no event of is an error (exit 1); with --follow, tail waits for its events.",
 		Flags: []cli.Flag{
 			journalFlags()[0], // --journal
 			&cli.Int64Flag{Name: "after", Usage: "print lines after journalSequence `N`"},
 			&cli.StringFlag{Name: "after-event", Usage: "print lines after the line holding eventId `ID`"},
 			&cli.StringFlag{Name: "child", Usage: "print only events of child `ID`"},
+			&cli.Int64Flag{Name: "last", Aliases: []string{"n"}, Usage: "print only the last `N` lines (then, with --follow, the new ones)"},
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing appended lines until interrupted"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -55,32 +61,38 @@ func tailCommand(std stdio) *cli.Command {
 					return tailError(path, err)
 				}
 			}
-			child, follow := cmd.String("child"), cmd.Bool("follow")
-			out := bufio.NewWriter(std.out)
-			defer out.Flush()
-			print := func(rec event.Record, raw []byte) error {
-				if child != "" && rec.Event.ChildID != child {
-					return nil
-				}
-				out.Write(raw)
-				out.WriteByte('\n')
-				if follow {
-					return out.Flush()
-				}
-				return nil
+			last := cmd.Int64("last")
+			if last < 0 {
+				return usagef(cmd, "--last must be 0 or more, not %d", last)
 			}
-			if !follow {
-				return tailError(path, journal.Scan(path, after, print))
+			t := tailer{child: cmd.String("child"), after: after, follow: cmd.Bool("follow"), out: bufio.NewWriter(std.out)}
+			if cmd.IsSet("last") {
+				t.last = &ring{n: int(min(last, math.MaxInt32))}
 			}
-			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(std.err, "lcwrap: no journal at %s yet: waiting for it to be created\n", path)
+			defer t.out.Flush()
+			// What is there now: read whole, for --last and to know
+			// whether --child has any event at all.
+			err = journal.Read(path, journal.ReadOptions{}, t.take)
+			if !t.follow || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
+				t.flush()
+				if err == nil && t.child != "" && !t.known {
+					return exitCode(1, "no events of child %s in journal %s ('lcwrap status --all' lists the children)", t.child, path)
+				}
+				return tailError(path, err)
+			}
+			t.flush()
+			t.last = nil
+			if errors.Is(err, fs.ErrNotExist) {
+				fmt.Fprintf(std.err, "lcwrap: no journal at %s yet: waiting for it to be created\n", termtext.Line(path))
+			} else if t.child != "" && !t.known {
+				fmt.Fprintf(std.err, "lcwrap: no events of child %s in journal %s yet: waiting for them\n", termtext.Line(t.child), termtext.Line(path))
 			}
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			err = journal.Follow(ctx, path, after, print, func(be *journal.BlockedError) {
-				out.Flush()
-				fmt.Fprintf(std.err, "lcwrap: journal %s stops at line %d (byte %d): %s: %s; waiting for 'lcwrap journal repair'\n",
-					path, be.Line, be.Offset, be.Class, be.Reason)
+			err = journal.Follow(ctx, path, t.seen, t.take, func(be *journal.BlockedError) {
+				t.out.Flush()
+				fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(fmt.Sprintf("journal %s stops at line %d (byte %d): %s: %s; waiting for 'lcwrap journal repair'",
+					path, be.Line, be.Offset, be.Class, be.Reason)))
 			})
 			if errors.Is(err, context.Canceled) {
 				return nil
@@ -88,6 +100,75 @@ func tailCommand(std stdio) *cli.Command {
 			return tailError(path, err)
 		},
 	}
+}
+
+// tailer prints the journal lines tail selects.
+type tailer struct {
+	child  string
+	after  int64 // the cursor
+	follow bool
+	out    *bufio.Writer
+	last   *ring // with --last, the lines held until the read ends
+	seen   int64 // the journalSequence of the last line read
+	known  bool  // a line of child was read (after the cursor or not)
+}
+
+// take is the journal reader's callback: every valid line, in order.
+func (t *tailer) take(rec event.Record, raw []byte) error {
+	t.seen = max(t.seen, rec.JournalSequence)
+	if t.child != "" && rec.Event.ChildID != t.child {
+		return nil
+	}
+	t.known = true
+	if rec.JournalSequence <= t.after {
+		return nil
+	}
+	line := termtext.Line(string(raw))
+	if t.last != nil {
+		t.last.add(line)
+		return nil
+	}
+	t.out.WriteString(line)
+	t.out.WriteByte('\n')
+	if t.follow {
+		return t.out.Flush()
+	}
+	return nil
+}
+
+// flush prints the lines --last held.
+func (t *tailer) flush() {
+	if t.last == nil {
+		return
+	}
+	for _, l := range t.last.lines() {
+		t.out.WriteString(l)
+		t.out.WriteByte('\n')
+	}
+	t.out.Flush()
+}
+
+// ring keeps the last n lines added.
+type ring struct {
+	n    int
+	buf  []string
+	next int // where the next line goes once buf is full
+}
+
+func (r *ring) add(l string) {
+	switch {
+	case r.n == 0:
+	case len(r.buf) < r.n:
+		r.buf = append(r.buf, l)
+	default:
+		r.buf[r.next] = l
+		r.next = (r.next + 1) % r.n
+	}
+}
+
+// lines returns the lines kept, oldest first.
+func (r *ring) lines() []string {
+	return append(append([]string(nil), r.buf[r.next:]...), r.buf[:r.next]...)
 }
 
 // findEvent returns the journalSequence of the first line holding eventId id.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/linereader"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 func validateCommand(std stdio) *cli.Command {
@@ -21,7 +22,8 @@ func validateCommand(std stdio) *cli.Command {
 		ArgsUsage: "[FILE...|-]",
 		Description: "Reads each FILE (or standard input) line by line and prints a summary:\n" +
 			"N valid, M invalid, with counts by class (malformed, oversized, invalid-utf8,\n" +
-			"schema, truncated) and up to 32 redacted diagnostics per input.",
+			"schema, truncated) and up to 32 redacted diagnostics per input. A character\n" +
+			"of the input a terminal would act on is shown as an escape (\\u001b, \\xff).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "mixed", Usage: "count lines that are not lifecycle events as log lines (a CI log)"},
 			&cli.IntFlag{Name: "max-line-bytes", Value: linereader.DefaultMaxBytes, Usage: "longest accepted line, in bytes"},
@@ -53,10 +55,10 @@ func validateCommand(std stdio) *cli.Command {
 					}
 					msg := fmt.Sprintf("%s holds no lifecycle events: lcwrap did not run there, or its events went elsewhere (--emit stderr puts them in a CI log)", in)
 					if cmd.Bool("require-events") {
-						fmt.Fprintf(std.err, "lcwrap: %s; --require-events makes this a failure\n", msg)
+						fmt.Fprintf(std.err, "lcwrap: %s; --require-events makes this a failure\n", oneLine(msg))
 						allValid = false
 					} else {
-						fmt.Fprintf(std.err, "lcwrap: %s\n", msg)
+						fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(msg))
 					}
 				}
 				total.Lines += st.Lines
@@ -100,13 +102,13 @@ func validateOne(std stdio, name string, opts event.DecoderOptions, quiet, prefi
 	st := d.Stats()
 	label := ""
 	if prefix {
-		label = name + ": "
+		label = termtext.Line(name) + ": "
 	}
 	fmt.Fprintf(std.out, "%s%s\n", label, summary(st, opts.Mixed))
 	if !quiet {
 		diags := d.Diagnostics()
 		for _, dg := range diags {
-			fmt.Fprintf(std.out, "  %s\n", dg)
+			fmt.Fprintf(std.out, "  %s\n", termtext.Line(dg.String()))
 		}
 		if int64(len(diags)) < st.Invalid {
 			fmt.Fprintf(std.out, "  (%d more problems not shown; at most %d are kept)\n", st.Invalid-int64(len(diags)), event.MaxDiagnostics)

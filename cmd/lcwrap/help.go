@@ -118,10 +118,11 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			examples: []example{
 				{"lcwrap tail --after 120", "journal lines after journalSequence 120"},
 				{"lcwrap tail --follow --child build-7", "one child's events, as they come"},
+				{"lcwrap tail -n 20", "the last 20 lines"},
 			},
 			exit: []exitRow{
 				{"0", "printed (with --follow: interrupted)"},
-				{"1", "the journal is missing, or a bad line stops it (the message names it)"},
+				{"1", "the journal is missing, a bad line stops it (the message names it), or --child has no event"},
 				{"125", "usage error"},
 			},
 		},
@@ -229,6 +230,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 		},
 	}
 	m["lcwrap hook"] = hookHelp()
+	m["lcwrap hook claude-code"] = claudeCodeHookHelp()
 	return m
 })
 

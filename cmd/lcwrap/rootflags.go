@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -80,22 +81,30 @@ func takesValue(f cli.Flag) bool {
 	return ok && d.TakesValue()
 }
 
-// didYouMean returns a hint for a run that found no command (exit 127)
-// whose name is one letter or two off one of lcwrap's own commands, as in
-// "lcwrap stauts"; "" otherwise. A name after "--", or one that is on
-// PATH, gets none: the user asked for that program.
-func didYouMean(root *cli.Command, args []string) string {
-	_, i, ok := skipFlags(root.Flags, args)
-	if !ok || i == len(args) || args[i] == "--" {
+// mistypedCommand returns a usage error's message for "lcwrap WORD ...",
+// the prefix form without "--", when WORD is not a program on PATH and is
+// one letter or two off one of lcwrap's own commands ("lcwrap stauts");
+// "" otherwise, and the word is a command to run (a missing one is then
+// exit 127 and a failed event). After "--", or on PATH, the word is the
+// program the user asked for.
+func mistypedCommand(args []string) string {
+	_, i, ok := skipFlags(plainRunFlags(), args)
+	if !ok || i >= len(args) || args[i] == "--" {
 		return ""
 	}
-	if _, err := exec.LookPath(args[i]); err == nil {
+	w, names := args[i], subcommandNames()
+	if slices.Contains(names, w) {
 		return ""
 	}
-	if s := suggest(args[i], subcommandNames()); s != "" && s != args[i] {
-		return "did you mean: lcwrap " + s + "?"
+	s := suggest(w, names)
+	if s == "" {
+		return ""
 	}
-	return ""
+	if _, err := exec.LookPath(w); err == nil {
+		return ""
+	}
+	run := strings.Join(append(append([]string{"lcwrap"}, args[1:i]...), "--", w), " ")
+	return fmt.Sprintf("lcwrap has no command %q, and no program of that name is on PATH; did you mean: lcwrap %s? (to run a program named %s: '%s')", w, s, w, run)
 }
 
 // subcommandNames lists the subcommands table's names.

@@ -49,9 +49,12 @@ if ! command -v lcwrap >/dev/null 2>&1; then
 	PATH="$work/bin:$PATH"
 fi
 
-# server NAME: start server.sh NAME in the background (pid in $server).
+# server NAME: start server.sh NAME in the background (pid in $server),
+# from a copy in the work directory (its command line is then the same on
+# every machine).
+cp "$here/server.sh" "$work/server.sh"
 server() {
-	"$here/server.sh" "$1" &
+	./server.sh "$1" &
 	server=$!
 	pids+=("$server")
 }

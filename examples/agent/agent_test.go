@@ -5,10 +5,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/doccapture"
 	"github.com/lcwrap/lcwrap/internal/event"
 )
 
@@ -41,6 +44,7 @@ func build(t *testing.T, dir, name, pkg string) string {
 // watchdog as well), answering its question once lcwrap status shows it
 // waiting.
 func TestAgentUnderLcwrap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lcwrap := build(t, dir, "lcwrap", "../../cmd/lcwrap")
 	agent := build(t, dir, "agent", ".")
@@ -251,4 +255,68 @@ func TestNotifyAddresses(t *testing.T) {
 			t.Errorf("notify(%q) did not fail", bad)
 		}
 	}
+}
+
+// TestREADMERun makes the run README.md shows, with its very command line
+// (the status tables show it), and holds its status tables to what
+// lcwrap status prints: while the agent waits on its question, and after.
+func TestREADMERun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lcwrap := build(t, dir, "lcwrap", "../../cmd/lcwrap")
+	build(t, dir, "agent", ".")
+	journal := filepath.Join(dir, "journal.jsonl")
+	env := append(os.Environ(), "LCWRAP_JOURNAL="+journal, "TMPDIR="+dir)
+	for _, k := range []string{"LCWRAP_CHILD_ID", "LCWRAP_ROOT_CHILD_ID", "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"} {
+		env = append(env, k+"=")
+	}
+	c := exec.Command("./lcwrap", "--notify", "--ready", "notify", "--watchdog", "2s", "--activity", "output", "--child-id", "agent-1", "--", "./agent")
+	c.Dir, c.Env = dir, env
+	stdin, _ := c.StdinPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-done:
+		case <-time.After(waitLimit):
+			c.Process.Kill()
+		}
+	})
+	// The activity is the newer of the question's output line and the
+	// STATUS sent with it: two channels, either may come last (the README
+	// says so and shows the output line).
+	asked := regexp.MustCompile(`(?m)^agent-1 +◆ waiting .* (agent: apply the change\? \[y/n\]|waiting for approval) `)
+	var table string
+	until(t, "lcwrap status to show the agent waiting on its question", func() bool {
+		table = statusTable(t, lcwrap, env)
+		return asked.MatchString(table)
+	})
+	table = strings.Replace(table, "waiting for approval", "agent: apply the change? [y/n]", 1)
+	doccapture.Check(t, "README.md", "agent-waiting", "$ ./lcwrap status\n"+table)
+	io.WriteString(stdin, "y\n")
+	if err := <-done; err != nil {
+		t.Fatalf("lcwrap: %v", err)
+	}
+	done <- nil
+	// The same two channels at the end: STATUS=done or "agent: done".
+	ended := regexp.MustCompile(`(?m)^(agent-1 +■ completed +\?1 +)done `).ReplaceAllString(statusTable(t, lcwrap, env, "--all"), "${1}agent: done ")
+	doccapture.Check(t, "README.md", "agent-ended", "$ ./lcwrap status --all\n"+ended)
+}
+
+// statusTable is lcwrap status's table (exit 1, before the journal
+// exists, is a table too).
+func statusTable(t *testing.T, lcwrap string, env []string, args ...string) string {
+	t.Helper()
+	c := exec.Command(lcwrap, append([]string{"status"}, args...)...)
+	c.Env = env
+	out, err := c.Output()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		t.Fatalf("lcwrap status: %v", err)
+	}
+	return string(out)
 }

@@ -117,6 +117,15 @@ var helpers = map[string]func(args []string) int{
 	// supervise CONFIG-JSON: an lcwrap stand-in, running Run with real
 	// signals (see procConfig); it exits with Run's exit code.
 	"supervise": helperSupervise,
+	// ignore-exec SIG PROGRAM ARGS...: ignore signal number SIG, then
+	// exec PROGRAM (as nohup does for SIGHUP).
+	"ignore-exec": func(args []string) int {
+		n, _ := strconv.Atoi(args[0])
+		signal.Ignore(syscall.Signal(n))
+		err := syscall.Exec(args[1], args[1:], os.Environ())
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	},
 	// blocked-exec CONFIG-JSON: block and ignore signals, then exec
 	// "supervise CONFIG-JSON" so that it inherits both (with --direct
 	// PROGRAM ARGS...: exec that program instead).
@@ -249,6 +258,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(h(os.Args[3:]))
 	}
+	// In-process runs get a stand-in subscription (supervise_test.go)
+	// that never receives a real signal; their children must still start
+	// with the dispositions the binary gives them: whatever the test
+	// process inherited as ignored (nohup: SIGHUP) is reset, as Subscribe
+	// does.
+	dropSignals(make(chan os.Signal, 1), inheritedIgnored())
 	// In-process runs must never take over the terminal the tests were
 	// started from; the subprocess tests give the helpers a real pty.
 	terminalOf = func() *terminal { return nil }

@@ -68,12 +68,20 @@ func (s *Signals) subscribe() {
 		delete(ignored, syscall.SIGCONT)
 		delete(ignored, syscall.SIGWINCH)
 	}
+	signal.Notify(s.c, handled...)
+	dropSignals(s.drop, ignored)
+}
+
+// dropSignals takes over SIGPIPE and every signal in ignored (ones lcwrap
+// inherited as ignored and does not handle), sending what arrives to drop,
+// which is never read. An ignored disposition would survive exec; a
+// handled one is reset to the default in every child started afterwards.
+func dropSignals(drop chan os.Signal, ignored map[syscall.Signal]bool) {
 	dropped := []os.Signal{syscall.SIGPIPE}
 	for sig := range ignored {
 		dropped = append(dropped, sig)
 	}
-	signal.Notify(s.c, handled...)
-	signal.Notify(s.drop, dropped...)
+	signal.Notify(drop, dropped...)
 }
 
 // wait returns once every handler is installed.

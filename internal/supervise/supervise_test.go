@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -226,6 +227,23 @@ func TestSignalDeaths(t *testing.T) {
 		if _, ok := exit["coreDumped"].(bool); !ok {
 			t.Errorf("%v: no coreDumped in %v", sig, exit)
 		}
+	}
+}
+
+// Started with SIGHUP ignored (nohup, some CI agents), the tests still
+// see each signal death: this test binary, run again under ignore-exec,
+// resets what it inherited as the lcwrap binary does.
+func TestSignalDeathsWithHUPIgnored(t *testing.T) {
+	if signal.Ignored(syscall.SIGHUP) {
+		t.Skip("SIGHUP is already ignored: TestSignalDeaths itself is this test")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := helperCommand("ignore-exec", strconv.Itoa(int(syscall.SIGHUP)), self, "-test.run=^TestSignalDeaths$", "-test.count=1", "-test.v").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestSignalDeaths") {
+		t.Fatalf("TestSignalDeaths with SIGHUP ignored: %v\n%s", err, out)
 	}
 }
 

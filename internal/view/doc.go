@@ -21,6 +21,6 @@
 // the agent's own report) ended that way, not that the task succeeded,
 // and no symbol says so. Stale is shown as stale, never as lost. A
 // capability the source did not declare known is shown as unknown, with
-// the reason. Text that reaches a terminal or a report is redacted again
-// and stripped of control characters.
+// the reason. Text that reaches a terminal or a report is redacted again,
+// and what a terminal would act on in it is shown escaped (termtext).
 package view

@@ -4,47 +4,30 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/redact"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // Clean makes foreign text safe for one line of a terminal or a cell:
-// control characters become spaces (no escape sequence reaches the
-// terminal) and runs of space collapse.
+// what a terminal would act on is escaped (termtext.Line: no escape
+// sequence reaches the terminal) and runs of space collapse.
 func Clean(s string) string {
-	clean := true
+	s = termtext.Line(s)
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 || (c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ')) {
-			clean = false
-			break
+		if c := s[i]; c >= 0x80 || (c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ')) {
+			return strings.Join(strings.Fields(s), " ")
 		}
 	}
-	if clean {
-		return s
-	}
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return s
 }
 
-// Printable replaces control characters with spaces and keeps the rest,
-// spacing included.
-func Printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// Printable escapes what a terminal would act on (termtext.Line) and
+// keeps the rest, spacing included.
+func Printable(s string) string { return termtext.Line(s) }
 
 // Cut shortens s to n characters, marking the cut with "…".
 func Cut(s string, n int) string {

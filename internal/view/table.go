@@ -218,6 +218,9 @@ type TableOptions struct {
 	Width int  // the terminal's width; 0 when not a terminal (no fitting)
 	Color bool // ANSI colours (a terminal, no NO_COLOR)
 	Now   time.Time
+	// AllCommand is the command line that shows the ended children too,
+	// for the same input ("lcwrap status --all" when empty).
+	AllCommand string
 }
 
 // Table writes `lcwrap status`: one line per child, lineage by
@@ -225,11 +228,15 @@ type TableOptions struct {
 // evidence at all.
 func Table(w io.Writer, rep projection.Report, o TableOptions) error {
 	var b strings.Builder
+	all := o.AllCommand
+	if all == "" {
+		all = "lcwrap status --all"
+	}
 	switch {
 	case !rep.Evidence:
 		b.WriteString(projection.NoEvidence + "\n")
 	case len(rep.Children) == 0:
-		fmt.Fprintf(&b, "No active children; %d ended ('lcwrap status --all' shows them).\n", rep.Hidden)
+		fmt.Fprintf(&b, "No active children; %d ended ('%s' shows them).\n", rep.Hidden, all)
 	default:
 		rows := Flatten(Tree(NodesOf(rep.Children)), nil)
 		cells := make([][NumCols]Cell, len(rows))
@@ -253,7 +260,7 @@ func Table(w io.Writer, rep projection.Report, o TableOptions) error {
 			b.WriteString(Cut("?N: N of the five capabilities are unknown ('lcwrap top' shows why).", lineRoom(o.Width)) + "\n")
 		}
 		if rep.Hidden > 0 {
-			fmt.Fprintf(&b, "%d ended not shown ('lcwrap status --all' shows them).\n", rep.Hidden)
+			fmt.Fprintf(&b, "%d ended not shown ('%s' shows them).\n", rep.Hidden, all)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

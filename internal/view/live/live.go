@@ -90,13 +90,20 @@ type State struct {
 	Err     error                 // the last error following it, nil once it reads again
 	Rereads int                   // times the journal was replaced or shrank and was read again
 	Notice  journal.Notice        // the last rotation, skipped range or replacement noticed
+	Missing bool                  // nothing read yet, and there is no file at Path
 }
 
 // State returns the follower's state.
 func (l *Follower) State() State {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return State{Path: l.src.Path(), Blocked: l.blocked, Err: l.err, Rereads: l.rereads, Notice: l.last}
+	s := State{Path: l.src.Path(), Blocked: l.blocked, Err: l.err, Rereads: l.rereads, Notice: l.last}
+	empty := l.m.Lines() == 0
+	l.mu.Unlock()
+	if empty {
+		_, err := os.Stat(s.Path)
+		s.Missing = errors.Is(err, fs.ErrNotExist)
+	}
+	return s
 }
 
 // Run follows the journal until ctx is done and returns ctx.Err(). A

@@ -461,7 +461,18 @@ func (m *Model) View() string {
 		return b.String()
 	case !m.evidence:
 		b.WriteString(projection.NoEvidence + "\n")
-		pad(&b, m.height-2)
+		// Where it looked, and what to do.
+		var where string
+		if m.state.Missing {
+			where = "No journal at " + m.state.Path + " yet: waiting for it. Run a command under lcwrap first ('lcwrap -- CMD'), or name the journal with --journal PATH or $LCWRAP_JOURNAL."
+		} else {
+			where = "Read " + m.state.Path + ": it holds no lifecycle event yet; waiting for one."
+		}
+		lines := wrap(view.Clean(where), w)
+		for _, l := range lines {
+			line(l)
+		}
+		pad(&b, m.height-2-len(lines))
 		b.WriteString(view.Cut(helpLine, w))
 		return b.String()
 	case m.detail:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,6 +193,23 @@ func TestNoEvidence(t *testing.T) {
 	m, _ := start(t, viewtest.New(t0), t0)
 	if first := strings.Split(m.View(), "\n")[0]; first != projection.NoEvidence {
 		t.Fatalf("first line %q", first)
+	}
+}
+
+// With no journal, top says where it looked and what to do; with an
+// empty one, that it read it.
+func TestNoJournalSaysWhere(t *testing.T) {
+	m, path := start(t, viewtest.New(t0), t0)
+	scr := strings.Join(screenLines(t, m, 80), "\n")
+	if !strings.Contains(strings.Join(strings.Fields(scr), " "), "No journal at "+path+" yet: waiting for it. Run a command under lcwrap first ('lcwrap -- CMD')") {
+		t.Fatalf("no word of where it looked:\n%s", scr)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(changedMsg{})
+	if scr := strings.Join(strings.Fields(m.View()), " "); !strings.Contains(scr, "Read "+path+": it holds no lifecycle event yet") {
+		t.Fatalf("an empty journal:\n%s", scr)
 	}
 }
 
