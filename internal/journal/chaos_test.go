@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -29,10 +30,22 @@ func init() {
 		n, _ := strconv.Atoi(args[1])
 		stale, _ := time.ParseDuration(args[3])
 		size, _ := strconv.Atoi(args[4])
+		foreign := len(args) > 5 && args[5] == "foreign"
+		if foreign {
+			// Its own stale age: the default. (A foreign writer with a
+			// short one takes locks from lcwrap writers by its own rules;
+			// docs/journal.md, "What a foreign writer can still do".)
+			stale = DefaultStaleAfter
+		}
 		j, err := Open(args[0], Options{LockTimeout: 60 * time.Second, StaleAfter: stale, Fsync: FsyncNever})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
+		}
+		if foreign {
+			// A writer without the kernel lock that writes the reference
+			// writer's owner record (pid, token, createdAt) with mkdir.
+			j.lock.noKernel, j.lock.noRename, j.lock.reference = true, true, true
 		}
 		for i := 1; i <= n; i++ {
 			line := bigEvent(args[2], int64(i), size)
@@ -63,18 +76,29 @@ func bigEvent(id string, seq int64, size int) []byte {
 // logged; it is a benchmark figure, checked only against a bound far
 // above what is expected (a fraction of the stale age).
 func TestChaos(t *testing.T) {
-	writers, each, killFor := 4, 200, 3*time.Second
+	c := chaosConfig{writers: 4, each: 200, killFor: 3 * time.Second}
 	if os.Getenv(chaosEnv) != "" {
-		writers, each, killFor = 8, 1000, 10*time.Second
+		c = chaosConfig{writers: 8, each: 1000, killFor: 10 * time.Second}
 	}
 	for _, stale := range []time.Duration{DefaultStaleAfter, 5 * time.Millisecond} {
 		t.Run("stale="+stale.String(), func(t *testing.T) {
-			chaos(t, writers, each, killFor, stale)
+			c := c
+			c.stale = stale
+			chaos(t, c)
 		})
 	}
 }
 
-func chaos(t *testing.T, writers, each int, killFor, stale time.Duration) {
+// chaosConfig is one chaos run: writers processes append each lines; the
+// first foreign of them are writers without the kernel lock that write
+// the reference writer's owner record.
+type chaosConfig struct {
+	writers, each, foreign int
+	killFor, stale         time.Duration
+}
+
+func chaos(t *testing.T, c chaosConfig) {
+	writers, each, killFor, stale := c.writers, c.each, c.killFor, c.stale
 	path := tempJournal(t)
 	os.MkdirAll(filepath.Dir(path), 0o700)
 
@@ -83,15 +107,20 @@ func chaos(t *testing.T, writers, each int, killFor, stale time.Duration) {
 	committed := map[string]int64{} // eventId -> journalSequence, as returned
 	var commitTimes []time.Time
 	var kills []time.Time
+	failed := make(chan string, writers) // a writer that keeps failing
 
 	var wg sync.WaitGroup
 	for w := 0; w < writers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			left := each
+			left, fruitless := each, 0
 			for g := 0; left > 0; g++ {
-				h := startHelper(t, "chaos", path, strconv.Itoa(left), fmt.Sprintf("w%d-g%d", w, g), stale.String(), "3000")
+				args := []string{path, strconv.Itoa(left), fmt.Sprintf("w%d-g%d", w, g), stale.String(), "3000"}
+				if w < c.foreign {
+					args = append(args, "foreign")
+				}
+				h := startHelper(t, "chaos", args...)
 				pid := h.cmd.Process.Pid
 				mu.Lock()
 				live[pid] = true
@@ -114,11 +143,22 @@ func chaos(t *testing.T, writers, each int, killFor, stale time.Duration) {
 					}
 					seen = len(lines)
 				}
-				h.wait(t)
+				err := h.wait(t)
 				mu.Lock()
 				delete(live, pid)
 				mu.Unlock()
 				left -= seen
+				// A writer that ends on its own (not killed) without
+				// appending anything, three times running, found the
+				// journal refusing appends.
+				if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 && seen == 0 {
+					if fruitless++; fruitless == 3 {
+						failed <- fmt.Sprintf("writer %d: appends refused: %s", w, h.stderrText())
+						return
+					}
+				} else if seen > 0 {
+					fruitless = 0
+				}
 			}
 		}(w)
 	}
@@ -154,6 +194,10 @@ func chaos(t *testing.T, writers, each int, killFor, stale time.Duration) {
 	wg.Wait()
 	close(stop)
 	<-killerDone
+	close(failed)
+	for f := range failed {
+		t.Fatal(f)
+	}
 
 	// The journal still takes appends (healing any torn tail).
 	j := openT(t, path, Options{LockTimeout: 10 * time.Second, StaleAfter: stale})

@@ -62,6 +62,10 @@ type Options struct {
 	// journal where a writer without the kernel lock was seen: reference
 	// writers know only the live file.
 	MaxBytes int64
+	// Group lets one group read the journal (a log shipper running as
+	// another user): a group name or gid; "" means $LCWRAP_JOURNAL_GROUP,
+	// and none when that is unset. See EnvGroup.
+	Group string
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -129,9 +133,10 @@ const closeLockBudget = 200 * time.Millisecond
 // Journal is the process-wide writer of one journal file. Every Open of a
 // path returns the same Journal; it is closed by the last Close.
 type Journal struct {
-	path string
-	opts Options
-	lock *locker
+	path  string
+	opts  Options
+	group int // the read group's gid (Options.Group), -1 for none
+	lock  *locker
 	ckpt string // <journal>.checkpoint
 
 	mu   sync.Mutex
@@ -181,13 +186,18 @@ func Open(path string, opts Options) (*Journal, error) {
 		j.mu.Unlock()
 		return j, nil
 	}
-	f, err := openJournalFile(abs)
+	group, err := readGroup(opts.Group)
+	if err != nil {
+		return nil, err
+	}
+	f, err := openJournalFile(abs, group)
 	if err != nil {
 		return nil, err
 	}
 	j := &Journal{
-		path: abs,
-		opts: opts,
+		path:  abs,
+		opts:  opts,
+		group: group,
 		lock: &locker{dir: abs + ".lock", stale: opts.StaleAfter, table: event.System},
 		ckpt: abs + ".checkpoint",
 		refs: 1,
@@ -200,13 +210,16 @@ func Open(path string, opts Options) (*Journal, error) {
 }
 
 // openJournalFile opens (creating it when missing) the journal for reading
-// and appending, never through a symlink.
-func openJournalFile(path string) (*os.File, error) {
+// and appending, never through a symlink, and refuses one that is not
+// the writing user's or that others can write (ErrUnsafe). With a read
+// group (Options.Group), the file gets that group and group read.
+func openJournalFile(path string, group int) (*os.File, error) {
 	const flags = os.O_RDWR | os.O_APPEND | syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
 	for {
 		f, err := openFile(path, flags, 0)
 		if errors.Is(err, fs.ErrNotExist) {
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			dir := filepath.Dir(path)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, fmt.Errorf("journal directory: %w", err)
 			}
 			f, err = openFile(path, flags|os.O_CREATE|os.O_EXCL, 0o600)
@@ -214,13 +227,25 @@ func openJournalFile(path string) (*os.File, error) {
 				continue // created by someone else meanwhile
 			}
 			if err == nil {
-				syncDir(filepath.Dir(path))
+				syncDir(dir)
 			}
 		}
 		if err != nil {
 			return nil, journalPathError("open journal", path, err)
 		}
-		return regularOnly(f, path)
+		f, fi, err := regularOnlyInfo(f, path)
+		if err != nil {
+			return nil, err
+		}
+		if ue := checkSafe(path, "journal", fi, true); ue != nil {
+			f.Close()
+			return nil, ue
+		}
+		if group >= 0 {
+			shareFile(f, fi, group)
+			shareDir(filepath.Dir(path), group)
+		}
+		return f, nil
 	}
 }
 
@@ -228,16 +253,22 @@ func openJournalFile(path string) (*os.File, error) {
 // it and answers ErrNotRegular: a FIFO or a device never reaches a reader
 // or a writer, which would block on it or read it forever.
 func regularOnly(f *os.File, path string) (*os.File, error) {
+	f, _, err := regularOnlyInfo(f, path)
+	return f, err
+}
+
+// regularOnlyInfo is regularOnly that also returns the file's FileInfo.
+func regularOnlyInfo(f *os.File, path string) (*os.File, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
+		return nil, nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // openFile opens a regular file with open(2) and wraps the descriptor
@@ -411,11 +442,14 @@ func (j *Journal) appendLocked(sync bool, prepare func() ([][]byte, error)) (fir
 			err = rerr
 		}
 	}()
-	if err := j.catchUp(true); err != nil {
-		var be *BlockedError
-		if !errors.As(err, &be) || be.Class != event.ClassTruncated {
-			return 0, err
-		}
+	var be *BlockedError
+	if err := j.catchUp(true); err != nil && (!errors.As(err, &be) || be.Class != event.ClassTruncated) {
+		return 0, err
+	}
+	if err := j.checkFile(true); err != nil {
+		return 0, err
+	}
+	if be != nil {
 		// Under the lock, a final line without newline is the fragment of
 		// a writer that died inside write(2): quarantine it in place.
 		if _, err := j.quarantineRange(be, "heal"); err != nil {
@@ -450,6 +484,34 @@ func (j *Journal) appendLocked(sync bool, prepare func() ([][]byte, error)) (fir
 	}
 	j.appended = true
 	return first, nil
+}
+
+// checkFile makes sure, under the lock, that the live file is still one a
+// writer may write: the writing user's (or root's) and writable by nobody
+// else (ErrUnsafe); and, with links, its only name (ErrHardLinked), unless
+// the other name is the sealed name that a rotation killed between its two
+// steps left. The lock is taken by name: writers through another name of
+// the same file would not be excluded, and after a rotation through one
+// name the other would append into a sealed file.
+func (j *Journal) checkFile(links bool) error {
+	fi, err := j.f.Stat()
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	if ue := checkSafe(j.path, "journal", fi, true); ue != nil {
+		return ue
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !links || !ok || st.Nlink <= 1 {
+		return nil
+	}
+	if st.Nlink == 2 {
+		if sfi, err := os.Lstat(sealedName(j.path, peekBase(j.f)+1)); err == nil && os.SameFile(sfi, fi) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: journal %s has %d names (hard links) and lcwrap locks a journal by its name, so writers through another name would append at the same time; refusing to write: remove the other name (find / -xdev -samefile %s lists them) or write through it alone",
+		ErrHardLinked, j.path, st.Nlink, shellQuote(j.path))
 }
 
 // encode writes events to buf numbered from first and returns the offset
@@ -575,7 +637,7 @@ func (j *Journal) reopenIfReplaced() error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	f, err := openJournalFile(j.path)
+	f, err := openJournalFile(j.path, j.group)
 	if err != nil {
 		return err
 	}
