@@ -137,7 +137,7 @@ type Journal struct {
 	opts  Options
 	group int // the read group's gid (Options.Group), -1 for none
 	lock  *locker
-	ckpt string // <journal>.checkpoint
+	ckpt  string // <journal>.checkpoint
 
 	mu   sync.Mutex
 	refs int
@@ -198,10 +198,10 @@ func Open(path string, opts Options) (*Journal, error) {
 		path:  abs,
 		opts:  opts,
 		group: group,
-		lock: &locker{dir: abs + ".lock", stale: opts.StaleAfter, table: event.System},
-		ckpt: abs + ".checkpoint",
-		refs: 1,
-		f:    f,
+		lock:  &locker{dir: abs + ".lock", stale: opts.StaleAfter, table: event.System},
+		ckpt:  abs + ".checkpoint",
+		refs:  1,
+		f:     f,
 	}
 	j.reset()
 	j.lock.onForeign = j.markForeign
