@@ -17,6 +17,11 @@ import (
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
+// exitUncertain is emit's exit status when the event was written to the
+// journal but whether it stands is unknown (journal.ErrUncertain): a
+// caller that retried on it could write the event twice.
+const exitUncertain = 121
+
 // emitEpoch is the sourceEpoch of `lcwrap emit` for a source unless
 // --source-epoch says otherwise: stable, so that repeated calls for one
 // child continue one sequence space in the journal, and named after the
@@ -35,7 +40,12 @@ func emitCommand(std stdio) *cli.Command {
 			"recently, a read of the whole journal for a child id it has never seen.\n" +
 			"sourceEpoch defaults to \"emit-<source>\" so that calls for one child continue\n" +
 			"one sequence. Capabilities come only from --profile (default external: all\n" +
-			"unknown).",
+			"unknown).\n\n" +
+			"Exit status 121 means unknown whether written: the line went into the\n" +
+			"journal, but afterwards the lock turned out to be another writer's or the\n" +
+			"sync failed, so whether it stands is not known. Do not retry on 121 (that\n" +
+			"may record the event twice); look with 'lcwrap tail' or 'journal verify'.\n" +
+			"Exit status 1 means it was not written.",
 		Flags:  emitFlags(),
 		Action: func(ctx context.Context, cmd *cli.Command) error { return emitMain(std, cmd) },
 	}
@@ -188,13 +198,16 @@ func (e *emitEvent) build(seq int64, into *builtEvent) ([]byte, error) {
 // write appends the event to the journal (reserving its sequence unless
 // fixed) and then writes it to the other sinks.
 func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
-	failed := false
+	failed, uncertain := false, false
 	var ev builtEvent
 	build := func(seq int64) ([]byte, error) { return e.build(seq, &ev) }
 	if !cmd.Bool("no-journal") {
 		if set.Journal == nil {
 			failed = true // openSinks said why
-		} else if err := e.appendTo(set.Journal, build); err != nil {
+		} else if err := e.appendTo(set.Journal, build); errors.Is(err, journal.ErrUncertain) {
+			fmt.Fprintf(std.err, "lcwrap: unknown whether the event was written to the journal (exit %d: do not retry blindly): %v\n", exitUncertain, err)
+			uncertain = true
+		} else if err != nil {
 			fmt.Fprintf(std.err, "lcwrap: event not written to the journal: %v\n", err)
 			failed = true
 		}
@@ -217,7 +230,10 @@ func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
 			failed = true
 		}
 	}
-	if failed {
+	switch {
+	case uncertain:
+		return exitCode(exitUncertain, "")
+	case failed:
 		return exitCode(1, "")
 	}
 	return nil
@@ -236,5 +252,13 @@ func (e *emitEvent) appendTo(j *journal.Journal, build func(int64) ([]byte, erro
 		key := journal.Key{Source: e.opts.Source, SourceEpoch: e.opts.Epoch, ChildID: e.id}
 		_, err = j.AppendNext(key, build, terminal)
 	}
-	return errors.Join(err, j.Close())
+	if cerr := j.Close(); cerr != nil {
+		if err == nil {
+			// Appended; a failed close (a network file system reporting
+			// a failed write-back) leaves its standing unknown.
+			return fmt.Errorf("%w: the line was appended, but closing the journal failed: %w", journal.ErrUncertain, cerr)
+		}
+		err = errors.Join(err, cerr)
+	}
+	return err
 }

@@ -316,10 +316,16 @@ func (j *Journal) Path() string { return j.path }
 // Outcomes: the first journalSequence and nil; an error wrapping
 // ErrInvalidLine or ErrLineTooLong (nothing written); a *BlockedError
 // (ErrBlocked) when the journal holds bad content (nothing written); a
-// *LockTimeoutError (ErrLockTimeout); an *fs.PathError wrapping ErrSymlink
-// for a symlink at the journal, lock or checkpoint path; ErrClosed; an I/O
-// error (a failed write is cut back to the end of the last line, so no torn
-// line is left behind by this writer).
+// *LockTimeoutError (ErrLockTimeout); an error wrapping ErrUnsafe (and
+// ErrSymlink for a symlink) for a journal, checkpoint, kernel lock, lock
+// directory or next sealed name that is a symlink, another user's, or
+// writable by others; an error wrapping ErrHardLinked for a journal with
+// another name; ErrClosed; an error wrapping ErrUncertain, with the first
+// journalSequence, when the lines were written but whether they stand is
+// unknown (the lock was found another writer's at release, the sync
+// failed, or a write stopped after whole lines): a caller must not simply
+// retry; an I/O error when nothing was written (a partial line is left
+// for the next writer to quarantine, never cut back).
 func (j *Journal) Append(lines [][]byte, sync bool) (int64, error) {
 	if len(lines) == 0 {
 		return 0, fmt.Errorf("%w: empty batch", ErrInvalidLine)
@@ -420,13 +426,16 @@ func (j *Journal) append(sync bool, prepare func() ([][]byte, error)) (int64, er
 	}
 	first, err := j.appendLocked(sync, prepare)
 	if err != nil {
+		if errors.Is(err, ErrUncertain) {
+			return first, err
+		}
 		return 0, err
 	}
 	if j.opts.Fsync == FsyncAlways || (sync && j.opts.Fsync == FsyncTerminal) {
 		// fdatasync: the appended bytes and the file size, without the
 		// timestamps fsync would also flush.
 		if err := datasync(j.f); err != nil {
-			return first, fmt.Errorf("journal %s: fsync: %w", j.path, err)
+			return first, fmt.Errorf("%w: journal %s: the lines from journalSequence %d were written, but not made durable: fsync: %w", ErrUncertain, j.path, first, err)
 		}
 	}
 	return first, nil
@@ -438,7 +447,14 @@ func (j *Journal) appendLocked(sync bool, prepare func() ([][]byte, error)) (fir
 		return 0, err
 	}
 	defer func() {
-		if rerr := j.lock.release(tok); rerr != nil && err == nil {
+		rerr := j.lock.release(tok)
+		switch {
+		case rerr == nil || err != nil:
+		case first > 0:
+			// The lines are in the file; a writer that took the lock
+			// meanwhile may have written others at the same positions.
+			err = fmt.Errorf("%w: journal %s: the lines from journalSequence %d were written whole, but %w", ErrUncertain, j.path, first, rerr)
+		default:
 			err = rerr
 		}
 	}()
@@ -539,8 +555,13 @@ func (j *Journal) write(b []byte, lastStart int, n int64) error {
 		// whole): the lines written whole are in the journal, and a final
 		// partial line is healed by the next lock holder like any torn
 		// write.
+		if whole := int64(bytes.Count(b[:max(k, 0)], []byte{'\n'})); whole > 0 {
+			// Those lines are in the journal: the append is neither done
+			// nor undone.
+			return fmt.Errorf("%w: journal %s: the write stopped after %d of %d bytes: %d of %d lines were written whole and stay in the journal; a partial last line is quarantined by the next writer: %w", ErrUncertain, j.path, k, len(b), whole, n, err)
+		}
 		if k > 0 {
-			return fmt.Errorf("journal %s: the write stopped after %d of %d bytes (the lines written whole stay in the journal; a partial last line is quarantined by the next writer): %w", j.path, k, len(b), err)
+			return fmt.Errorf("journal %s: the write stopped after %d of %d bytes, inside the first line, which the next writer quarantines: nothing was written: %w", j.path, k, len(b), err)
 		}
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
