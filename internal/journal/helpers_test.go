@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(h(os.Args[1:]))
 	}
+	// Files are made with the modes the tests expect, whatever the
+	// umask of whoever runs them (writers refuse group-writable files).
+	syscall.Umask(0o022)
 	// Most tests check the checkpoint after a few appends: save it on
 	// every Close (TestShortRunsShareACheckpoint checks the real rule).
 	checkpointOnClose = 1

@@ -304,9 +304,24 @@ func (l *locker) acquireDir(start, deadline time.Time) (string, error) {
 		if now.After(deadline) {
 			return "", l.timeoutError(now.Sub(start))
 		}
+		// Busy under the kernel lock means a writer without it holds the
+		// directory (an lcwrap owner's would have been reclaimed). Wait
+		// without the kernel lock: another lcwrap writer may be able to
+		// judge that owner where this one cannot (from another PID
+		// namespace), and holding it would stop that writer too.
+		held := l.kheld
+		l.unlockKernel()
 		d := wait/2 + rand.N(wait/2+1)
 		pause(max(min(d, time.Until(deadline)), time.Microsecond))
 		wait = min(2*wait, maxBackoff)
+		if held {
+			if err := l.lockKernel(start, deadline); err != nil {
+				if errors.Is(err, ErrLockTimeout) {
+					return "", l.timeoutError(time.Since(start))
+				}
+				return "", err
+			}
+		}
 	}
 }
 

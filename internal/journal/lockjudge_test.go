@@ -41,15 +41,27 @@ func init() {
 func childPIDNamespace(t *testing.T, lastPID int) []string {
 	t.Helper()
 	testtool.Need(t, "unshare", "util-linux")
+	prefix, err := childNSPrefix(lastPID)
+	if err != nil {
+		t.Skip(err)
+	}
+	return prefix
+}
+
+// childNSPrefix is childPIDNamespace's prefix, or why there is none.
+func childNSPrefix(lastPID int) ([]string, error) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		return nil, fmt.Errorf("unshare is not installed (util-linux): %w", err)
+	}
 	if out, err := exec.Command("unshare", "-p", "-f", "--kill-child", "--mount-proc", "true").CombinedOutput(); err != nil {
-		t.Skipf("no child PID namespace here (unshare -p -f --mount-proc needs root or CAP_SYS_ADMIN): %v: %s", err, out)
+		return nil, fmt.Errorf("no child PID namespace here (unshare -p -f --mount-proc needs root or CAP_SYS_ADMIN): %v: %s", err, out)
 	}
 	prefix := []string{"unshare", "-p", "-f", "--kill-child", "--mount-proc"}
 	if lastPID > 0 {
 		// sh is pid 1; the helper it starts gets the pid after ns_last_pid.
 		prefix = append(prefix, "sh", "-c", `echo "$1" > /proc/sys/kernel/ns_last_pid && shift && "$@"; :`, "sh", strconv.Itoa(lastPID))
 	}
-	return prefix
+	return prefix, nil
 }
 
 // A waiter in a child PID namespace cannot see a live owner of the
