@@ -167,8 +167,10 @@ var (
 // content: the first Append checks it.
 //
 // Outcomes: the Journal and nil; an *fs.PathError wrapping ErrSymlink when
-// the journal path is a symlink; an error for a line cap above the readers'
-// cap, a path that is not a regular file, or one that cannot be created.
+// the journal path is a symlink; an *UnsafeError (ErrUnsafe) when the
+// journal belongs to another user or others may write it; an error for a
+// line cap above the readers' cap, an unknown read group, a path that is
+// not a regular file, or one that cannot be created.
 func Open(path string, opts Options) (*Journal, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {

@@ -192,8 +192,9 @@ func (l *locker) kernelPath() string { return l.dir + ".kernel" }
 // acquire takes the lock and returns our token.
 //
 // Outcomes: the token and nil; a *LockTimeoutError (ErrLockTimeout) when
-// the lock stayed held for timeout; an *fs.PathError wrapping ErrSymlink
-// when the lock path is a symlink; an error when the lock path is not a
+// the lock stayed held for timeout; an *UnsafeError (ErrUnsafe, and
+// ErrSymlink for a symlink) when the kernel lock or the lock path is a
+// symlink or another user's; an error when the lock path is not a
 // directory or the lock cannot be made for another reason.
 func (l *locker) acquire(timeout time.Duration) (string, error) {
 	start := time.Now()
@@ -911,9 +912,8 @@ func lockAge(fi fs.FileInfo, o owner, hasOwner bool, now time.Time) (time.Durati
 //
 // Outcomes: our token when the lock was reclaimed and is ours (the
 // exchange); true when it was reclaimed and is free (try again); false
-// when it may not be reclaimed or changed meanwhile; an *fs.PathError wrapping ErrSymlink when the lock
-// path is a symlink; an error when it is not a directory (lcwrap never
-// removes it then).
+// when it may not be reclaimed or changed meanwhile; the errors of
+// lockDir.
 func (l *locker) reclaimIfStale() (string, bool, error) {
 	fi, err := l.lockDir()
 	if err != nil || fi == nil {
@@ -930,8 +930,9 @@ func (l *locker) reclaimIfStale() (string, bool, error) {
 }
 
 // lockDir describes the directory at the lock path: nil when there is
-// none; an *fs.PathError wrapping ErrSymlink for a symlink; an error when
-// it is something else than a directory.
+// none; an *UnsafeError (ErrUnsafe, and ErrSymlink for a symlink) for a
+// symlink or another user's directory; an error when it is something else
+// than a directory (lcwrap never removes it then).
 func (l *locker) lockDir() (fs.FileInfo, error) {
 	fi, err := os.Lstat(l.dir)
 	if errors.Is(err, fs.ErrNotExist) {
