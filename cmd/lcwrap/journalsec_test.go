@@ -56,6 +56,12 @@ func TestHookWithAnotherUsersJournal(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Size() != 0 {
 		t.Fatal("the hook wrote into another user's journal")
 	}
+	// A reader reads it, with a warning.
+	os.WriteFile(path, []byte(`{"schemaVersion":1,"eventId":"e-1","source":"s","sourceEpoch":"e","childId":"c","lineage":{"rootChildId":"c","attempt":0,"external":false},"kind":"heartbeat","observedAt":"2026-11-30T12:00:00.000Z","capabilities":{"history":"unknown","heartbeat":"unknown","snapshot":"unknown","cancel":"unknown","terminalCause":"unknown"},"journalSequence":1}`+"\n"), 0o666)
+	stdout, stderr, code := lcwrapExit(t, path, "", "tail")
+	if code != 0 || !strings.Contains(stdout, `"eventId":"e-1"`) || !strings.Contains(stderr, "warning: journal "+path+" is owned by uid 65534") {
+		t.Fatalf("tail of another user's journal: exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
 }
 
 // An emit whose line went into the journal but whose lock was taken from
