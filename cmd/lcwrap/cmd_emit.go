@@ -20,6 +20,11 @@ import (
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
+// exitUncertain is emit's exit status when the event was written to the
+// journal but whether it stands is unknown (journal.ErrUncertain): a
+// caller that retried on it could write the event twice.
+const exitUncertain = 121
+
 // emitEpoch is the sourceEpoch of `lcwrap emit` for a source unless
 // --source-epoch says otherwise: stable, so that repeated calls for one
 // child continue one sequence space in the journal, and named after the
@@ -43,7 +48,13 @@ func emitCommand(std stdio) *cli.Command {
 			"A state change (--kind created, state_changed or terminal) must follow the\n" +
 			"child's state in the journal, which is read for it; any other change every\n" +
 			"reader would drop, so emit refuses it (exit 125, nothing written). A child\n" +
-			"the journal has not seen may start in any state. The legal changes:\n" +
+			"the journal has not seen may start in any state.\n\n" +
+			"Exit status 121 means unknown whether written: the line went into the\n" +
+			"journal, but afterwards the lock turned out to be another writer's or the\n" +
+			"sync failed, so whether it stands is not known. Do not retry on 121 (that\n" +
+			"may record the event twice); look with 'lcwrap tail' or 'journal verify'.\n" +
+			"Exit status 1 means it was not written.\n\n" +
+			"The legal changes:\n" +
 			transitionTable(),
 		Flags:  emitFlags(),
 		Action: func(ctx context.Context, cmd *cli.Command) error { return emitMain(std, cmd) },
@@ -232,7 +243,7 @@ func (e *emitEvent) build(seq int64, into *builtEvent) ([]byte, error) {
 // write appends the event to the journal (reserving its sequence unless
 // fixed) and then writes it to the other sinks.
 func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
-	failed := false
+	failed, uncertain := false, false
 	var ev builtEvent
 	var history *projection.Projection // the child's events, for a state change
 	build := func(seq int64) ([]byte, error) {
@@ -258,12 +269,15 @@ func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
 		default:
 			err = e.appendTo(set.Journal, build)
 			var refused *transitionRefused
-			if errors.As(err, &refused) {
+			switch {
+			case errors.As(err, &refused):
 				set.Journal = nil
 				set.Close()
 				return usagef(cmd, "%v", refused)
-			}
-			if err != nil {
+			case errors.Is(err, journal.ErrUncertain):
+				fmt.Fprintf(std.err, "lcwrap: unknown whether the event was written to the journal (exit %d: do not retry blindly): %v\n", exitUncertain, err)
+				uncertain = true
+			case err != nil:
 				fmt.Fprintf(std.err, "lcwrap: event not written to the journal: %v\n", err)
 				failed = true
 			}
@@ -287,7 +301,10 @@ func (e *emitEvent) write(cmd flagReader, std stdio, set *sinkSet) error {
 			failed = true
 		}
 	}
-	if failed {
+	switch {
+	case uncertain:
+		return exitCode(exitUncertain, "")
+	case failed:
 		return exitCode(1, "")
 	}
 	return nil
@@ -363,5 +380,13 @@ func (e *emitEvent) appendTo(j *journal.Journal, build func(int64) ([]byte, erro
 		key := journal.Key{Source: e.opts.Source, SourceEpoch: e.opts.Epoch, ChildID: e.id}
 		_, err = j.AppendNext(key, build, terminal)
 	}
-	return errors.Join(err, j.Close())
+	if cerr := j.Close(); cerr != nil {
+		if err == nil {
+			// Appended; a failed close (a network file system reporting
+			// a failed write-back) leaves its standing unknown.
+			return fmt.Errorf("%w: the line was appended, but closing the journal failed: %w", journal.ErrUncertain, cerr)
+		}
+		err = errors.Join(err, cerr)
+	}
+	return err
 }

@@ -22,12 +22,14 @@ func journalCommand(std stdio) *cli.Command {
 			"(exit 0). repair quarantines everything from the first bad line in place: the\n" +
 			"bytes stay where they are, a record appended after them tells every lcwrap\n" +
 			"reader to skip them, and a copy goes to <journal>.quarantine-<UTC time>, so that\n" +
-			"appends can continue. Nothing is moved under a reader (docs/journal.md).",
+			"appends can continue. Nothing is moved under a reader (docs/journal.md).\n" +
+			"unlock breaks a lock whose owner lcwrap cannot judge (a pid in another PID\n" +
+			"namespace or on another host), once you know that owner has exited.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return usagef(cmd, "unknown journal command %q: use path, verify or repair", cmd.Args().First())
+				return usagef(cmd, "unknown journal command %q: use path, verify, repair or unlock", cmd.Args().First())
 			}
-			return usagef(cmd, "journal needs a command: path, verify or repair")
+			return usagef(cmd, "journal needs a command: path, verify, repair or unlock")
 		},
 		Commands: []*cli.Command{
 			{
@@ -52,6 +54,7 @@ func journalCommand(std stdio) *cli.Command {
 					if err != nil {
 						return usagef(cmd, "%v", err)
 					}
+					warnTrust(std, path)
 					r, err := journal.Verify(path)
 					if errors.Is(err, fs.ErrNotExist) {
 						return exitCode(1, "no journal at %s: nothing to verify", path)
@@ -67,7 +70,11 @@ func journalCommand(std stdio) *cli.Command {
 					fmt.Fprintf(std.out, "journal %s: append-blocked at line %d (byte %d): %s: %s\n", path, be.Line, be.Offset, be.Class, be.Reason)
 					fmt.Fprintf(std.out, "  %s (%d bytes) before it, all valid; %s (%d bytes) from it on; bad lines: %s\n",
 						lines(r.Valid), r.Prefix, lines(r.Lines-r.Valid), r.Size-r.Prefix, classCounts(r))
-					fmt.Fprintf(std.out, "  run 'lcwrap journal repair' to quarantine line %d onwards in place (no byte is moved or deleted)\n", be.Line)
+					if be.Torn() {
+						fmt.Fprintf(std.out, "  a torn final line: the next writer quarantines it by itself; or run 'lcwrap journal repair' to quarantine it now (no byte is moved or deleted)\n")
+					} else {
+						fmt.Fprintf(std.out, "  run 'lcwrap journal repair' to quarantine line %d onwards in place (no byte is moved or deleted)\n", be.Line)
+					}
 					return exitCode(1, "")
 				},
 			},
@@ -117,7 +124,54 @@ func journalCommand(std stdio) *cli.Command {
 					return nil
 				},
 			},
+			{
+				Name:  "unlock",
+				Usage: "break a lock whose owner has exited where lcwrap cannot see it (--token from the message)",
+				Description: "Removes the journal's lock directory when its owner record still holds\n" +
+					"--token and its owner is not alive as far as lcwrap can tell. For an owner\n" +
+					"lcwrap cannot judge: a pid recorded in another PID namespace or on another\n" +
+					"host, or recorded without its namespace and seen from a child namespace. A\n" +
+					"lock that timed out names its token. Check first that the owner has exited,\n" +
+					"where it ran (docs/journal.md, Breaking a lock by hand).",
+				Flags: append(journalFlags()[:2:2],
+					&cli.StringFlag{Name: "token", Usage: "the owner's `TOKEN`, as the timeout message names it (required)"}),
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					if cmd.Args().Len() > 0 {
+						return usagef(cmd, "unexpected argument %q", cmd.Args().First())
+					}
+					token := cmd.String("token")
+					if token == "" {
+						return usagef(cmd, "--token is required: the owner's token, as the timeout message names it")
+					}
+					path, err := journalPath(cmd)
+					if err != nil {
+						return usagef(cmd, "%v", err)
+					}
+					if cmd.Duration("lock-timeout") <= 0 {
+						return usagef(cmd, "--lock-timeout must be positive")
+					}
+					owner, err := journal.BreakLock(path, token, journal.Options{LockTimeout: cmd.Duration("lock-timeout")})
+					if errors.Is(err, fs.ErrNotExist) {
+						return exitCode(1, "no journal at %s: no lock to break", path)
+					}
+					if err != nil {
+						return exitCode(1, "journal unlock: %v", err)
+					}
+					fmt.Fprintf(std.out, "journal %s: broke the lock of %s (token %s); appends can continue\n", path, owner, token)
+					return nil
+				},
+			},
 		},
+	}
+}
+
+// warnTrust warns, before reading, about a journal that someone else
+// than the user reading could have written: another user's, or one that
+// others may write. It is read anyway.
+func warnTrust(std stdio, path string) {
+	var ue *journal.UnsafeError
+	if errors.As(journal.CheckTrust(path), &ue) {
+		fmt.Fprintf(std.err, "lcwrap: warning: journal %s is %s: its lines may not be what lcwrap wrote; reading it anyway (%s)\n", path, ue.Why, journal.SharedDirsDoc)
 	}
 }
 

@@ -56,6 +56,7 @@ func tailCommand(std stdio) *cli.Command {
 			if err != nil {
 				return usagef(cmd, "%v", err)
 			}
+			warnTrust(std, path)
 			if id := cmd.String("after-event"); id != "" {
 				if after, err = findEvent(path, id); err != nil {
 					return tailError(path, err)
@@ -91,8 +92,12 @@ func tailCommand(std stdio) *cli.Command {
 			defer stop()
 			err = journal.Follow(ctx, path, t.seen, t.take, func(be *journal.BlockedError) {
 				t.out.Flush()
-				fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(fmt.Sprintf("journal %s stops at line %d (byte %d): %s: %s; waiting for 'lcwrap journal repair'",
-					path, be.Line, be.Offset, be.Class, be.Reason)))
+				wait := "waiting for 'lcwrap journal repair'"
+				if be.Torn() {
+					wait = "a torn final line: waiting for the next writer to quarantine it by itself (or for 'lcwrap journal repair')"
+				}
+				fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(fmt.Sprintf("journal %s stops at line %d (byte %d): %s: %s; %s",
+					path, be.Line, be.Offset, be.Class, be.Reason, wait)))
 			})
 			if errors.Is(err, context.Canceled) {
 				return nil
@@ -196,6 +201,9 @@ func tailError(path string, err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &be) && be.Torn():
+		return exitCode(1, "journal %s stops at line %d (byte %d): %s: %s; a torn final line (a writer killed while writing it): the next writer quarantines it by itself, or 'lcwrap journal repair' does it now",
+			path, be.Line, be.Offset, be.Class, be.Reason)
 	case errors.As(err, &be):
 		return exitCode(1, "journal %s stops at line %d (byte %d): %s: %s; the lines after it are not shown: run 'lcwrap journal repair'",
 			path, be.Line, be.Offset, be.Class, be.Reason)

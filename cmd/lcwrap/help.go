@@ -134,6 +134,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			exit: []exitRow{
 				{"0", "every requested sink took the event"},
 				{"1", "a sink failed (the message names it)"},
+				{"121", "unknown whether written to the journal: do not retry blindly"},
 				{"125", "a bad flag or event: nothing was written"},
 			},
 		},
@@ -177,6 +178,17 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			exit: []exitRow{
 				{"0", "repaired, or nothing to repair"},
 				{"1", "it could not be repaired, or no journal"},
+				{"125", "usage error"},
+			},
+		},
+		"lcwrap journal unlock": {
+			examples: []example{
+				{"lcwrap journal unlock --token 0b6c1f7e", "break the lock that token holds"},
+				{"lcwrap journal unlock --journal ci.jsonl --token 0b6c1f7e", "another journal"},
+			},
+			exit: []exitRow{
+				{"0", "the lock was broken"},
+				{"1", "not broken: no lock, another token, or an owner alive"},
 				{"125", "usage error"},
 			},
 		},

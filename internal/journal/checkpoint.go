@@ -98,15 +98,26 @@ func parseCheckpoint(b []byte) (checkpoint, bool) {
 // Anything else (missing, unreadable, forged, stale) leaves the prefix
 // empty, so the next catch-up rebuilds it by reading the whole file.
 //
-// Outcomes: nil (whether or not the checkpoint was used); an *fs.PathError
-// wrapping ErrSymlink when the checkpoint path is a symlink.
+// Outcomes: nil (whether or not the checkpoint was used); an *UnsafeError
+// (ErrUnsafe; also ErrSymlink for a symlink) when the checkpoint is a
+// symlink, belongs to another user or others can write it.
 func (j *Journal) loadCheckpoint() error {
-	f, err := openFile(j.ckpt, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := openFile(j.ckpt, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return &fs.PathError{Op: "read checkpoint", Path: j.ckpt, Err: ErrSymlink}
+		if e := explainOpen(j.ckpt, "checkpoint", err); errors.Is(e, ErrUnsafe) {
+			return e
 		}
-		return nil
+		return nil // missing or unreadable: the prefix is read again
+	}
+	if fi, err := f.Stat(); err == nil {
+		if ue := checkSafe(j.ckpt, "checkpoint", fi, true); ue != nil {
+			f.Close()
+			return ue
+		}
+		if !fi.Mode().IsRegular() {
+			f.Close()
+			return nil // not a checkpoint: the prefix is read again
+		}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	f.Close()
@@ -154,8 +165,14 @@ func (j *Journal) saveCheckpoint() {
 	// no other saver is using it, and one killed while saving leaves a
 	// file the next save simply overwrites.
 	tmp := j.ckpt + ".tmp"
-	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
+		return
+	}
+	// A file someone else planted at the temporary name is neither
+	// written nor renamed into place.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || checkSafe(tmp, "checkpoint", fi, true) != nil || f.Truncate(0) != nil {
+		f.Close()
 		return
 	}
 	_, werr := f.Write(append(b, '\n'))

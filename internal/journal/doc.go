@@ -18,11 +18,25 @@
 // (protocol marker "lcwrap-kernel-lock/1", pidNs, startTime...). Under the
 // kernel lock a directory whose record has the marker is abandoned and is
 // reclaimed at once; any other owner is reclaimed only when older than the
-// stale age and demonstrably dead on this host and in this PID namespace.
+// stale age and demonstrably dead on this host and in every PID namespace
+// its pid may belong to: a pid this process cannot see is not a dead pid
+// (a pid recorded without its namespace is judged only from the initial
+// namespace, against every process's NSpid). A directory without a usable
+// owner record is reclaimed after the stale age and at least 10 s.
 // A reclaim swaps the judged directory with our own prepared one
 // (renameat2 RENAME_EXCHANGE) and removes only the inode it judged. Two
 // lcwrap writers never hold the lock at once; a foreign writer's own
-// reclaim is bounded as docs/journal.md says.
+// reclaim is bounded as docs/journal.md says. BreakLock breaks, for a
+// person, a lock whose owner cannot be judged, by its token.
+//
+// # Files someone else controls
+//
+// Writers refuse (ErrUnsafe) a journal, checkpoint, kernel lock, lock
+// directory or next sealed name that is a symlink, another user's, or
+// (files) writable by group or others, and a journal with another hard
+// link (ErrHardLinked): the lock is taken by name. Readers may ask
+// CheckTrust and warn. Options.Group ($LCWRAP_JOURNAL_GROUP) lets one
+// group read the journal, never write it.
 //
 // # Integrity, never moving a byte
 //
@@ -46,7 +60,9 @@
 // # What it refuses to claim
 //
 // The lock is advisory: programs that ignore the protocol, and file systems
-// without atomic mkdir and rename or a working flock, are unsupported. A
+// without atomic mkdir and rename or a working flock, are unsupported. An
+// append whose lines went in but whose lock was found another writer's at
+// release answers ErrUncertain, never success nor "not written". A
 // checkpoint vouches for the prefix it covers without re-reading it. A
 // journal line is a record that an event was written, not that what it
 // says is true.

@@ -29,6 +29,12 @@ var (
 	ErrInvalidLine = errors.New("not a valid event line")
 	// ErrLineTooLong means a line would exceed the journal's line cap.
 	ErrLineTooLong = errors.New("line longer than the journal's line cap")
+	// ErrUncertain means the lines were written, but whether they stand
+	// is unknown: the lock turned out to be another writer's when it was
+	// released (a writer without the kernel lock may have appended at the
+	// same positions), the sync failed, or a write stopped after whole
+	// lines. Retrying may write them twice.
+	ErrUncertain = errors.New("unknown whether written")
 	// ErrClosed means the Journal was used after its last Close.
 	ErrClosed = errors.New("journal is closed")
 )

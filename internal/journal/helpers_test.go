@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // The test binary doubles as every helper process: with LCWRAP_JOURNAL_HELPER
@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(h(os.Args[1:]))
 	}
+	// Files are made with the modes the tests expect, whatever the
+	// umask of whoever runs them (writers refuse group-writable files).
+	syscall.Umask(0o022)
 	// Most tests check the checkpoint after a few appends: save it on
 	// every Close (TestShortRunsShareACheckpoint checks the real rule).
 	checkpointOnClose = 1
@@ -85,15 +88,18 @@ var helpers = map[string]func(args []string) int{
 		return 0
 	},
 	// hold PATH: take the lock, say "held", and keep it until stdin closes.
-	"hold": func(args []string) int { return hold(args[0], false) },
+	"hold": func(args []string) int { return hold(args[0], false, false) },
 	// hold-foreign PATH: hold as a writer without the kernel lock does (a
 	// reference writer, an older lcwrap): mkdir, no protocol marker.
-	"hold-foreign": func(args []string) int { return hold(args[0], true) },
+	"hold-foreign": func(args []string) int { return hold(args[0], true, false) },
+	// hold-reference PATH: hold-foreign with the reference writer's owner
+	// record: pid, token and createdAt, no PID namespace.
+	"hold-reference": func(args []string) int { return hold(args[0], true, true) },
 }
 
-func hold(path string, foreign bool) int {
+func hold(path string, foreign, reference bool) int {
 	{
-		l := &locker{dir: path + ".lock", stale: time.Hour, table: event.System, noKernel: foreign, noRename: foreign}
+		l := &locker{dir: path + ".lock", stale: time.Hour, table: event.System, noKernel: foreign, noRename: foreign, reference: reference}
 		tok, err := l.acquire(10 * time.Second)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -112,22 +118,31 @@ func hold(path string, foreign bool) int {
 
 // helperProc is a running helper with its stdout collected line by line.
 type helperProc struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	mu    sync.Mutex
-	lines []string // whole lines only
-	cond  *sync.Cond
-	done  chan struct{}
+	cmd    *exec.Cmd
+	stderr *testtool.Buffer
+	stdin  io.WriteCloser
+	mu     sync.Mutex
+	lines  []string // whole lines only
+	cond   *sync.Cond
+	done   chan struct{}
 }
 
 // startHelper starts a helper; it is killed and reaped when the test ends.
 func startHelper(t *testing.T, name string, args ...string) *helperProc {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	return startHelperVia(t, nil, name, args...)
+}
+
+// startHelperVia starts a helper through a command that runs it (such as
+// unshare): prefix, then the test binary and args.
+func startHelperVia(t *testing.T, prefix []string, name string, args ...string) *helperProc {
+	t.Helper()
+	argv := append(append(append([]string(nil), prefix...), os.Args[0]), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	// A race-enabled helper would pause 1 s at exit for late reports.
 	cmd.Env = append(os.Environ(), helperEnv+"="+name, "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &testtool.Buffer{}
+	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +154,7 @@ func startHelper(t *testing.T, name string, args ...string) *helperProc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &helperProc{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	h := &helperProc{cmd: cmd, stderr: stderr, stdin: stdin, done: make(chan struct{})}
 	h.cond = sync.NewCond(&h.mu)
 	go func() {
 		r := bufio.NewReader(out)
@@ -163,12 +178,15 @@ func startHelper(t *testing.T, name string, args ...string) *helperProc {
 		cmd.Process.Kill()
 		<-h.done
 		cmd.Wait()
-		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("helper %s stderr: %s", name, stderr.String())
+		if s := stderr.String(); t.Failed() && s != "" {
+			t.Logf("helper %s stderr: %s", name, s)
 		}
 	})
 	return h
 }
+
+// stderrText is what the helper wrote on stderr so far.
+func (h *helperProc) stderrText() string { return strings.TrimSpace(h.stderr.String()) }
 
 // waitLines waits until the helper printed n lines or ended, with a
 // deadline. It returns the lines so far.

@@ -62,6 +62,10 @@ type Options struct {
 	// journal where a writer without the kernel lock was seen: reference
 	// writers know only the live file.
 	MaxBytes int64
+	// Group lets one group read the journal (a log shipper running as
+	// another user): a group name or gid; "" means $LCWRAP_JOURNAL_GROUP,
+	// and none when that is unset. See EnvGroup.
+	Group string
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -129,10 +133,11 @@ const closeLockBudget = 200 * time.Millisecond
 // Journal is the process-wide writer of one journal file. Every Open of a
 // path returns the same Journal; it is closed by the last Close.
 type Journal struct {
-	path string
-	opts Options
-	lock *locker
-	ckpt string // <journal>.checkpoint
+	path  string
+	opts  Options
+	group int // the read group's gid (Options.Group), -1 for none
+	lock  *locker
+	ckpt  string // <journal>.checkpoint
 
 	mu   sync.Mutex
 	refs int
@@ -162,8 +167,10 @@ var (
 // content: the first Append checks it.
 //
 // Outcomes: the Journal and nil; an *fs.PathError wrapping ErrSymlink when
-// the journal path is a symlink; an error for a line cap above the readers'
-// cap, a path that is not a regular file, or one that cannot be created.
+// the journal path is a symlink; an *UnsafeError (ErrUnsafe) when the
+// journal belongs to another user or others may write it; an error for a
+// line cap above the readers' cap, an unknown read group, a path that is
+// not a regular file, or one that cannot be created.
 func Open(path string, opts Options) (*Journal, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -181,17 +188,22 @@ func Open(path string, opts Options) (*Journal, error) {
 		j.mu.Unlock()
 		return j, nil
 	}
-	f, err := openJournalFile(abs)
+	group, err := readGroup(opts.Group)
+	if err != nil {
+		return nil, err
+	}
+	f, err := openJournalFile(abs, group)
 	if err != nil {
 		return nil, err
 	}
 	j := &Journal{
-		path: abs,
-		opts: opts,
-		lock: &locker{dir: abs + ".lock", stale: opts.StaleAfter, table: event.System},
-		ckpt: abs + ".checkpoint",
-		refs: 1,
-		f:    f,
+		path:  abs,
+		opts:  opts,
+		group: group,
+		lock:  &locker{dir: abs + ".lock", stale: opts.StaleAfter, table: event.System},
+		ckpt:  abs + ".checkpoint",
+		refs:  1,
+		f:     f,
 	}
 	j.reset()
 	j.lock.onForeign = j.markForeign
@@ -200,13 +212,16 @@ func Open(path string, opts Options) (*Journal, error) {
 }
 
 // openJournalFile opens (creating it when missing) the journal for reading
-// and appending, never through a symlink.
-func openJournalFile(path string) (*os.File, error) {
+// and appending, never through a symlink, and refuses one that is not
+// the writing user's or that others can write (ErrUnsafe). With a read
+// group (Options.Group), the file gets that group and group read.
+func openJournalFile(path string, group int) (*os.File, error) {
 	const flags = os.O_RDWR | os.O_APPEND | syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
 	for {
 		f, err := openFile(path, flags, 0)
 		if errors.Is(err, fs.ErrNotExist) {
-			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			dir := filepath.Dir(path)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, fmt.Errorf("journal directory: %w", err)
 			}
 			f, err = openFile(path, flags|os.O_CREATE|os.O_EXCL, 0o600)
@@ -214,13 +229,25 @@ func openJournalFile(path string) (*os.File, error) {
 				continue // created by someone else meanwhile
 			}
 			if err == nil {
-				syncDir(filepath.Dir(path))
+				syncDir(dir)
 			}
 		}
 		if err != nil {
 			return nil, journalPathError("open journal", path, err)
 		}
-		return regularOnly(f, path)
+		f, fi, err := regularOnlyInfo(f, path)
+		if err != nil {
+			return nil, err
+		}
+		if ue := checkSafe(path, "journal", fi, true); ue != nil {
+			f.Close()
+			return nil, ue
+		}
+		if group >= 0 {
+			shareFile(f, fi, group)
+			shareDir(filepath.Dir(path), group)
+		}
+		return f, nil
 	}
 }
 
@@ -228,16 +255,22 @@ func openJournalFile(path string) (*os.File, error) {
 // it and answers ErrNotRegular: a FIFO or a device never reaches a reader
 // or a writer, which would block on it or read it forever.
 func regularOnly(f *os.File, path string) (*os.File, error) {
+	f, _, err := regularOnlyInfo(f, path)
+	return f, err
+}
+
+// regularOnlyInfo is regularOnly that also returns the file's FileInfo.
+func regularOnlyInfo(f *os.File, path string) (*os.File, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
+		return nil, nil, &fs.PathError{Op: "open journal", Path: path, Err: ErrNotRegular}
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // openFile opens a regular file with open(2) and wraps the descriptor
@@ -285,10 +318,16 @@ func (j *Journal) Path() string { return j.path }
 // Outcomes: the first journalSequence and nil; an error wrapping
 // ErrInvalidLine or ErrLineTooLong (nothing written); a *BlockedError
 // (ErrBlocked) when the journal holds bad content (nothing written); a
-// *LockTimeoutError (ErrLockTimeout); an *fs.PathError wrapping ErrSymlink
-// for a symlink at the journal, lock or checkpoint path; ErrClosed; an I/O
-// error (a failed write is cut back to the end of the last line, so no torn
-// line is left behind by this writer).
+// *LockTimeoutError (ErrLockTimeout); an error wrapping ErrUnsafe (and
+// ErrSymlink for a symlink) for a journal, checkpoint, kernel lock, lock
+// directory or next sealed name that is a symlink, another user's, or
+// writable by others; an error wrapping ErrHardLinked for a journal with
+// another name; ErrClosed; an error wrapping ErrUncertain, with the first
+// journalSequence, when the lines were written but whether they stand is
+// unknown (the lock was found another writer's at release, the sync
+// failed, or a write stopped after whole lines): a caller must not simply
+// retry; an I/O error when nothing was written (a partial line is left
+// for the next writer to quarantine, never cut back).
 func (j *Journal) Append(lines [][]byte, sync bool) (int64, error) {
 	if len(lines) == 0 {
 		return 0, fmt.Errorf("%w: empty batch", ErrInvalidLine)
@@ -389,13 +428,16 @@ func (j *Journal) append(sync bool, prepare func() ([][]byte, error)) (int64, er
 	}
 	first, err := j.appendLocked(sync, prepare)
 	if err != nil {
+		if errors.Is(err, ErrUncertain) {
+			return first, err
+		}
 		return 0, err
 	}
 	if j.opts.Fsync == FsyncAlways || (sync && j.opts.Fsync == FsyncTerminal) {
 		// fdatasync: the appended bytes and the file size, without the
 		// timestamps fsync would also flush.
 		if err := datasync(j.f); err != nil {
-			return first, fmt.Errorf("journal %s: fsync: %w", j.path, err)
+			return first, fmt.Errorf("%w: journal %s: the lines from journalSequence %d were written, but not made durable: fsync: %w", ErrUncertain, j.path, first, err)
 		}
 	}
 	return first, nil
@@ -407,15 +449,25 @@ func (j *Journal) appendLocked(sync bool, prepare func() ([][]byte, error)) (fir
 		return 0, err
 	}
 	defer func() {
-		if rerr := j.lock.release(tok); rerr != nil && err == nil {
+		rerr := j.lock.release(tok)
+		switch {
+		case rerr == nil || err != nil:
+		case first > 0:
+			// The lines are in the file; a writer that took the lock
+			// meanwhile may have written others at the same positions.
+			err = fmt.Errorf("%w: journal %s: the lines from journalSequence %d were written whole, but %w", ErrUncertain, j.path, first, rerr)
+		default:
 			err = rerr
 		}
 	}()
-	if err := j.catchUp(true); err != nil {
-		var be *BlockedError
-		if !errors.As(err, &be) || be.Class != event.ClassTruncated {
-			return 0, err
-		}
+	var be *BlockedError
+	if err := j.catchUp(true); err != nil && (!errors.As(err, &be) || be.Class != event.ClassTruncated) {
+		return 0, err
+	}
+	if err := j.checkFile(true); err != nil {
+		return 0, err
+	}
+	if be != nil {
 		// Under the lock, a final line without newline is the fragment of
 		// a writer that died inside write(2): quarantine it in place.
 		if _, err := j.quarantineRange(be, "heal"); err != nil {
@@ -452,6 +504,34 @@ func (j *Journal) appendLocked(sync bool, prepare func() ([][]byte, error)) (fir
 	return first, nil
 }
 
+// checkFile makes sure, under the lock, that the live file is still one a
+// writer may write: the writing user's (or root's) and writable by nobody
+// else (ErrUnsafe); and, with links, its only name (ErrHardLinked), unless
+// the other name is the sealed name that a rotation killed between its two
+// steps left. The lock is taken by name: writers through another name of
+// the same file would not be excluded, and after a rotation through one
+// name the other would append into a sealed file.
+func (j *Journal) checkFile(links bool) error {
+	fi, err := j.f.Stat()
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	if ue := checkSafe(j.path, "journal", fi, true); ue != nil {
+		return ue
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !links || !ok || st.Nlink <= 1 {
+		return nil
+	}
+	if st.Nlink == 2 {
+		if sfi, err := os.Lstat(sealedName(j.path, peekBase(j.f)+1)); err == nil && os.SameFile(sfi, fi) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: journal %s has %d names (hard links) and lcwrap locks a journal by its name, so writers through another name would append at the same time; refusing to write: remove the other name (find / -xdev -samefile %s lists them) or write through it alone",
+		ErrHardLinked, j.path, st.Nlink, shellQuote(j.path))
+}
+
 // encode writes events to buf numbered from first and returns the offset
 // of the last one in buf.
 func (j *Journal) encode(buf *bytes.Buffer, events [][]byte, first int64) (int, error) {
@@ -477,8 +557,13 @@ func (j *Journal) write(b []byte, lastStart int, n int64) error {
 		// whole): the lines written whole are in the journal, and a final
 		// partial line is healed by the next lock holder like any torn
 		// write.
+		if whole := int64(bytes.Count(b[:max(k, 0)], []byte{'\n'})); whole > 0 {
+			// Those lines are in the journal: the append is neither done
+			// nor undone.
+			return fmt.Errorf("%w: journal %s: the write stopped after %d of %d bytes: %d of %d lines were written whole and stay in the journal; a partial last line is quarantined by the next writer: %w", ErrUncertain, j.path, k, len(b), whole, n, err)
+		}
 		if k > 0 {
-			return fmt.Errorf("journal %s: the write stopped after %d of %d bytes (the lines written whole stay in the journal; a partial last line is quarantined by the next writer): %w", j.path, k, len(b), err)
+			return fmt.Errorf("journal %s: the write stopped after %d of %d bytes, inside the first line, which the next writer quarantines: nothing was written: %w", j.path, k, len(b), err)
 		}
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
@@ -575,7 +660,7 @@ func (j *Journal) reopenIfReplaced() error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	f, err := openJournalFile(j.path)
+	f, err := openJournalFile(j.path, j.group)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,9 @@ type owner struct {
 
 func (o owner) String() string {
 	s := fmt.Sprintf("pid %d", o.PID)
+	if _, ns := selfIdentity(); o.PIDNS != "" && o.PIDNS != ns {
+		s += " of another PID namespace (" + o.PIDNS + ")"
+	}
 	if o.Host != "" {
 		s += " on " + o.Host
 	}
@@ -148,15 +151,19 @@ type locker struct {
 	dir   string
 	stale time.Duration
 	table event.ProcTable // the process table that judges owners (tests replace it)
+	view  func() pidView  // what /proc can prove (nil: procView; tests replace it)
 
 	noRename bool // renameat2 unsupported here: use mkdir
 	// noKernel behaves like a writer from before the kernel lock (tests
 	// use it to play older lcwrap binaries and reference writers).
 	noKernel bool
-	kf       *os.File // <journal>.lock.kernel, open while the locker lives
-	kheld    bool     // we hold the kernel lock now
-	spare    *spare   // our prepared directory, nil until needed
-	swept    bool     // spares of dead writers were looked for
+	// reference writes owner records as the contract's reference writer
+	// does: pid, token and createdAt only (tests).
+	reference bool
+	kf        *os.File // <journal>.lock.kernel, open while the locker lives
+	kheld     bool     // we hold the kernel lock now
+	spare     *spare   // our prepared directory, nil until needed
+	swept     bool     // spares of dead writers were looked for
 	// onForeign is called (under the lock) when a lock directory turns out
 	// to be held by a writer without the kernel lock.
 	onForeign func(owner)
@@ -185,8 +192,9 @@ func (l *locker) kernelPath() string { return l.dir + ".kernel" }
 // acquire takes the lock and returns our token.
 //
 // Outcomes: the token and nil; a *LockTimeoutError (ErrLockTimeout) when
-// the lock stayed held for timeout; an *fs.PathError wrapping ErrSymlink
-// when the lock path is a symlink; an error when the lock path is not a
+// the lock stayed held for timeout; an *UnsafeError (ErrUnsafe, and
+// ErrSymlink for a symlink) when the kernel lock or the lock path is a
+// symlink or another user's; an error when the lock path is not a
 // directory or the lock cannot be made for another reason.
 func (l *locker) acquire(timeout time.Duration) (string, error) {
 	start := time.Now()
@@ -211,9 +219,24 @@ func (l *locker) lockKernel(start, deadline time.Time) error {
 	wait := minBackoff
 	for {
 		if l.kf == nil {
-			f, err := openFile(l.kernelPath(), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+			f, err := openFile(l.kernelPath(), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
 			if err != nil {
-				return journalPathError("journal lock", l.kernelPath(), err)
+				if e := explainOpen(l.kernelPath(), "kernel lock", err); errors.Is(e, ErrUnsafe) {
+					return e
+				}
+				return fmt.Errorf("journal lock %s: %w", l.kernelPath(), err)
+			}
+			// Someone else's file there could be held locked by them
+			// for ever: refused at once rather than waited on.
+			fi, err := f.Stat()
+			if err == nil && !fi.Mode().IsRegular() {
+				err = fmt.Errorf("journal lock %s: %w", l.kernelPath(), ErrNotRegular)
+			} else if ue := checkSafeInfo(l.kernelPath(), "kernel lock", fi, err); ue != nil {
+				err = ue
+			}
+			if err != nil {
+				f.Close()
+				return err
 			}
 			l.kf = f
 		}
@@ -282,9 +305,24 @@ func (l *locker) acquireDir(start, deadline time.Time) (string, error) {
 		if now.After(deadline) {
 			return "", l.timeoutError(now.Sub(start))
 		}
+		// Busy under the kernel lock means a writer without it holds the
+		// directory (an lcwrap owner's would have been reclaimed). Wait
+		// without the kernel lock: another lcwrap writer may be able to
+		// judge that owner where this one cannot (from another PID
+		// namespace), and holding it would stop that writer too.
+		held := l.kheld
+		l.unlockKernel()
 		d := wait/2 + rand.N(wait/2+1)
 		pause(max(min(d, time.Until(deadline)), time.Microsecond))
 		wait = min(2*wait, maxBackoff)
+		if held {
+			if err := l.lockKernel(start, deadline); err != nil {
+				if errors.Is(err, ErrLockTimeout) {
+					return "", l.timeoutError(time.Since(start))
+				}
+				return "", err
+			}
+		}
 	}
 }
 
@@ -397,6 +435,9 @@ func (l *locker) sweepSpares() *spare {
 			continue
 		}
 		p := filepath.Join(parent, name)
+		if checkPath(p, "spare lock directory", false) != nil {
+			continue // not ours: never adopted nor removed
+		}
 		if !l.noKernel && strings.HasPrefix(rest, "idle-") {
 			if f := freeSpare(p); f != nil {
 				if adopted == nil {
@@ -458,7 +499,7 @@ func (l *locker) spareAbandoned(p string, fi fs.FileInfo) bool {
 		unix.Flock(int(f.Fd()), unix.LOCK_UN)
 		return true
 	}
-	return l.judge(p, fi).why == ""
+	return l.judge(p, fi, false).why == ""
 }
 
 // close lets our spare directory go (it stays, free, for the next
@@ -492,6 +533,9 @@ func (l *locker) newRecord() (string, []byte) {
 	}
 	if !l.noKernel {
 		o.Protocol = Protocol
+	}
+	if l.reference {
+		o = owner{PID: o.PID, Token: o.Token, CreatedAt: o.CreatedAt}
 	}
 	b := o.appendJSON(make([]byte, 0, recordSize))
 	if pad := recordSize - 1 - len(b); pad > 0 {
@@ -623,18 +667,29 @@ func (l *locker) ownsLockPath(token string) bool {
 type judgement struct {
 	owner    owner
 	hasOwner bool
+	alive    bool   // its owner is alive
 	why      string // why it may not be reclaimed ("" when it may)
 }
+
+// noRecordGrace is the least age at which a lock directory without a
+// usable owner record is reclaimed, whatever the stale age: its writer
+// may be alive between making the directory and writing the record, and
+// under load that takes longer than a short stale age (at 5 ms, live
+// writers were robbed there and two appended at once). lcwrap's own
+// directories arrive with their record.
+const noRecordGrace = 10 * time.Second
 
 // judge decides whether the lock directory dir (described by fi) may be
 // reclaimed. With the kernel lock held, a record carrying the protocol
 // marker is abandoned: its writer held the kernel lock while it held the
 // directory, and we hold it now. Any other directory only when it is
 // older than the stale age AND its owner is demonstrably dead on this host
-// and in this PID namespace. A directory without a usable owner record
-// may be reclaimed once it is older than the stale age (a live owner
-// writes the record right after mkdir).
-func (l *locker) judge(dir string, fi fs.FileInfo) judgement {
+// and in every PID namespace its pid may belong to (check). A directory
+// without a usable owner record may be reclaimed once it is older than
+// the stale age and noRecordGrace. Unless full, an owner is not judged
+// while its lock is younger than the stale age (judging may read the
+// whole process table).
+func (l *locker) judge(dir string, fi fs.FileInfo, full bool) judgement {
 	var j judgement
 	o, err := readOwner(dir)
 	switch {
@@ -643,39 +698,191 @@ func (l *locker) judge(dir string, fi fs.FileInfo) judgement {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNoOwner), errors.Is(err, syscall.ELOOP):
 		// no owner record: judged by age alone
 	default:
-		j.why = "its owner record cannot be read (" + err.Error() + "); lcwrap never reclaims a lock it cannot judge"
+		j.why = "its owner record cannot be read (" + err.Error() + "); lcwrap never reclaims a lock it cannot judge" + l.breakHint("")
 		return j
 	}
 	if j.hasOwner && o.lcwrapOwner() && l.kheld {
 		return j // abandoned: see above
 	}
 	age, known := lockAge(fi, o, j.hasOwner, time.Now())
-	young := known && age < l.stale
 	if !j.hasOwner {
-		if young {
-			j.why = fmt.Sprintf("it has no owner record and is %v old, younger than the stale age (%v); it is reclaimed once older", age.Round(time.Millisecond), l.stale)
+		if floor := max(l.stale, noRecordGrace); known && age < floor {
+			j.why = fmt.Sprintf("it has no owner record yet (its writer may be between making it and writing the record) and is %v old; such a lock is reclaimed once older than %v", age.Round(time.Millisecond), floor)
 		}
+		return j
+	}
+	young := known && age < l.stale
+	if young && !full {
+		j.why = fmt.Sprintf("the lock is %v old, younger than the stale age (%v); its owner is judged once it is older", age.Round(time.Millisecond), l.stale)
 		return j
 	}
 	v := l.check(o)
 	switch {
 	case v.Status == event.Alive:
+		j.alive = true
 		j.why = fmt.Sprintf("its owner is alive (%s); a live owner's lock is never reclaimed, however old: it is held until that process releases it or exits", v.Reason)
 	case v.Status != event.Gone:
-		j.why = "its owner is not provably dead (" + v.Status.String() + ": " + v.Reason + "); such a lock is never reclaimed"
+		j.why = "its owner is not provably dead (" + v.Status.String() + ": " + v.Reason + "); such a lock is never reclaimed" + l.breakHint(o.Token)
 	case young:
 		j.why = fmt.Sprintf("its owner is dead, but the lock is %v old, younger than the stale age (%v); it is reclaimed once older", age.Round(time.Millisecond), l.stale)
 	}
 	return j
 }
 
-// check judges an owner's process; a pid recorded in another PID namespace
-// is never judged gone (it names another process here).
-func (l *locker) check(o owner) event.Verdict {
-	if _, ns := selfIdentity(); o.PIDNS != "" && o.PIDNS != ns {
-		return event.Verdict{Status: event.ProcUnknown, Reason: "its pid belongs to another PID namespace (" + o.PIDNS + "), which this process cannot inspect"}
+// BreakLockDoc is where docs/journal.md says how to break a lock by hand.
+const BreakLockDoc = "docs/journal.md#breaking-a-lock-by-hand"
+
+// breakHint names the step that breaks a lock lcwrap cannot judge.
+func (l *locker) breakHint(token string) string {
+	journal := strings.TrimSuffix(l.dir, ".lock")
+	if token == "" || !plainToken(token) {
+		return fmt.Sprintf("; once you know its writer has exited, move %s away by hand (%s)", l.dir, BreakLockDoc)
 	}
-	return event.CheckIdentity(l.table, event.Identity{PID: o.PID, StartTime: o.StartTime, Clock: o.StartClock, BootID: o.BootID, Host: o.Host})
+	return fmt.Sprintf("; once you know that process has exited, break the lock: lcwrap journal unlock --journal %s --token %s (%s)", shellQuote(journal), token, BreakLockDoc)
+}
+
+// plainToken reports whether a token can be shown in a command line as it
+// is (the reference writer's UUIDs, lcwrap's hex).
+func plainToken(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// shellQuote quotes a path for a shell when it needs it.
+func shellQuote(s string) string {
+	if plainPath(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func plainPath(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.ContainsRune("-_./+:,@%", c)) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// pidView is what this process's /proc can prove about pids.
+type pidView struct {
+	ns  string // this process's PID namespace, "" when unknown
+	own bool   // /proc shows this process's own PID namespace
+	// all: /proc belongs to the initial PID namespace, which is this
+	// process's, and hides nothing: every process of the machine is
+	// there, with its pid in each namespace it belongs to.
+	all bool
+	why string // why not all
+}
+
+// check judges an owner's process. A pid is judged only where it can be
+// seen: a pid recorded in another PID namespace is never judged gone; a
+// pid recorded without its namespace (the reference writer records none)
+// is judged gone only when no process of the machine has it in any PID
+// namespace, which only a process of the initial namespace can tell. A
+// pid that cannot be seen is not a dead pid.
+func (l *locker) check(o owner) event.Verdict {
+	if o.Host != "" && o.Host != event.Host() {
+		return event.Verdict{Status: event.ProcUnknown, Reason: "recorded on host " + o.Host + ", this is " + event.Host()}
+	}
+	if o.BootID != "" && event.BootID() != "" && o.BootID != event.BootID() {
+		return event.Verdict{Status: event.Gone, Reason: "the host has rebooted since the process was recorded"}
+	}
+	view := procView()
+	if l.view != nil {
+		view = l.view()
+	}
+	switch {
+	case o.PIDNS != "" && o.PIDNS != view.ns:
+		return event.Verdict{Status: event.ProcUnknown, Reason: "its pid belongs to another PID namespace (" + o.PIDNS + "), which this process cannot inspect"}
+	case o.PIDNS != "" && !view.own:
+		return event.Verdict{Status: event.ProcUnknown, Reason: fmt.Sprintf("its pid %d belongs to this process's PID namespace, but %s", o.PID, view.why)}
+	case o.PIDNS != "":
+		return l.checkHere(o)
+	case view.all:
+		return l.checkEverywhere(o)
+	}
+	v := l.checkHere(o)
+	if v.Status == event.Alive {
+		return v
+	}
+	what := fmt.Sprintf("here, pid %d: %s", o.PID, v.Reason)
+	if comm, ok := kernelThread(o.PID); ok {
+		what = fmt.Sprintf("pid %d here is a kernel thread (%s), not the owner", o.PID, comm)
+	}
+	return event.Verdict{Status: event.ProcUnknown, Reason: fmt.Sprintf("its record names no PID namespace, and %s: %s; the owner may be alive in another PID namespace", view.why, what)}
+}
+
+// identity is the owner's process identity as recorded.
+func (o owner) identity(pid int) event.Identity {
+	return event.Identity{PID: pid, StartTime: o.StartTime, Clock: o.StartClock, BootID: o.BootID, Host: o.Host}
+}
+
+// checkHere judges the owner's pid as this process's namespace sees it.
+// "No process has that pid" is believed only when kill(2) agrees (/proc
+// may hide other users' processes); a kernel thread is never the owner.
+func (l *locker) checkHere(o owner) event.Verdict {
+	v := event.CheckIdentity(l.table, o.identity(o.PID))
+	switch {
+	case v.Status == event.Gone && pidExists(o.PID):
+		if _, err := l.table.Stat(o.PID); errors.Is(err, event.ErrNoProcess) {
+			return event.Verdict{Status: event.ProcUnknown, Reason: fmt.Sprintf("a process has pid %d (kill(2) finds it) but /proc does not show it (hidepid?)", o.PID)}
+		}
+	case v.Status == event.ProcUnknown && o.StartTime == 0:
+		if comm, ok := kernelThread(o.PID); ok {
+			return event.Verdict{Status: event.Gone, Reason: fmt.Sprintf("pid %d is a kernel thread (%s) now, not the owner", o.PID, comm)}
+		}
+	}
+	return v
+}
+
+// checkEverywhere judges a pid recorded without its PID namespace from
+// the initial namespace: the owner is gone when no process has that pid
+// in any namespace (kernel threads aside), or each that has it is another
+// process (its start time differs) or has exited.
+func (l *locker) checkEverywhere(o owner) event.Verdict {
+	hosts, kthread, err := holdersOf(o.PID)
+	if err != nil {
+		return event.Verdict{Status: event.ProcUnknown, Reason: fmt.Sprintf("pid %d was recorded without its PID namespace, and the process table cannot be read to look for it in every namespace: %v", o.PID, err)}
+	}
+	var unknown *event.Verdict
+	for _, h := range hosts {
+		v := event.CheckIdentity(l.table, o.identity(h))
+		where := fmt.Sprintf("pid %d", o.PID)
+		if h != o.PID {
+			where = fmt.Sprintf("process %d of this namespace has pid %d in a child PID namespace", h, o.PID)
+		}
+		switch v.Status {
+		case event.Alive:
+			return event.Verdict{Status: event.Alive, Reason: where + ": " + v.Reason}
+		case event.ProcUnknown:
+			if unknown == nil {
+				unknown = &event.Verdict{Status: event.ProcUnknown, Reason: where + ": " + v.Reason}
+			}
+		}
+	}
+	if unknown != nil {
+		if kthread != "" {
+			unknown.Reason += fmt.Sprintf(" (pid %d in this namespace is a kernel thread, %s, not the owner)", o.PID, kthread)
+		}
+		return *unknown
+	}
+	reason := fmt.Sprintf("no process has pid %d in any PID namespace", o.PID)
+	if kthread != "" {
+		reason = fmt.Sprintf("pid %d here is a kernel thread (%s), which is not the owner, and no other process has pid %d in any PID namespace", o.PID, kthread, o.PID)
+	}
+	if len(hosts) > 0 {
+		reason = fmt.Sprintf("every process that has pid %d, in any PID namespace, is another one or has exited", o.PID)
+	}
+	return event.Verdict{Status: event.Gone, Reason: reason}
 }
 
 // lockAge is the age of a lock: the younger of its directory's mtime and
@@ -705,30 +912,50 @@ func lockAge(fi fs.FileInfo, o owner, hasOwner bool, now time.Time) (time.Durati
 //
 // Outcomes: our token when the lock was reclaimed and is ours (the
 // exchange); true when it was reclaimed and is free (try again); false
-// when it may not be reclaimed or changed meanwhile; an *fs.PathError wrapping ErrSymlink when the lock
-// path is a symlink; an error when it is not a directory (lcwrap never
-// removes it then).
+// when it may not be reclaimed or changed meanwhile; the errors of
+// lockDir.
 func (l *locker) reclaimIfStale() (string, bool, error) {
-	fi, err := os.Lstat(l.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
+	fi, err := l.lockDir()
+	if err != nil || fi == nil {
+		return "", false, err
 	}
-	if err != nil {
-		return "", false, fmt.Errorf("journal lock %s: %w", l.dir, err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return "", false, &fs.PathError{Op: "journal lock", Path: l.dir, Err: ErrSymlink}
-	}
-	if !fi.IsDir() {
-		return "", false, fmt.Errorf("journal lock %s exists but is not a directory; lcwrap will not remove it: move it away once no writer uses the journal", l.dir)
-	}
-	j := l.judge(l.dir, fi)
+	j := l.judge(l.dir, fi, false)
 	if j.hasOwner && !j.owner.lcwrapOwner() && l.onForeign != nil {
 		l.onForeign(j.owner)
 	}
 	if j.why != "" {
 		return "", false, nil
 	}
+	return l.takeOver(fi, j)
+}
+
+// lockDir describes the directory at the lock path: nil when there is
+// none; an *UnsafeError (ErrUnsafe, and ErrSymlink for a symlink) for a
+// symlink or another user's directory; an error when it is something else
+// than a directory (lcwrap never removes it then).
+func (l *locker) lockDir() (fs.FileInfo, error) {
+	fi, err := os.Lstat(l.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal lock %s: %w", l.dir, err)
+	}
+	// Another user's directory there (holding, say, a live pid of theirs)
+	// would hold every writer off for good: refused at once. Its mode is
+	// not judged: a reference writer's mkdir follows its umask.
+	if ue := checkSafe(l.dir, "lock directory", fi, false); ue != nil {
+		return nil, ue
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("journal lock %s exists but is not a directory; lcwrap will not remove it: move it away once no writer uses the journal", l.dir)
+	}
+	return fi, nil
+}
+
+// takeOver reclaims the lock directory fi, judged j: it is set aside and
+// removed only when it is still the inode (and token) judged.
+func (l *locker) takeOver(fi fs.FileInfo, j judgement) (string, bool, error) {
 	aside, tok, err := l.setAside()
 	exchanged := tok != ""
 	if err != nil || aside == "" {
@@ -801,7 +1028,7 @@ func (l *locker) timeoutError(waited time.Duration) *LockTimeoutError {
 	if err != nil || !fi.IsDir() {
 		return e
 	}
-	j := l.judge(l.dir, fi)
+	j := l.judge(l.dir, fi, true)
 	if j.hasOwner {
 		e.Owner = j.owner.String()
 	}

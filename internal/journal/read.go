@@ -35,8 +35,34 @@ type BlockedError struct {
 }
 
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("journal %s is append-blocked at line %d (byte %d): %s: %s; run 'lcwrap journal repair' to quarantine the bad range",
-		e.Path, e.Line, e.Offset, e.Class, e.Reason)
+	return fmt.Sprintf("journal %s is append-blocked at line %d (byte %d): %s: %s; %s",
+		e.Path, e.Line, e.Offset, e.Class, e.Reason, e.Advice())
+}
+
+// Torn reports whether the line is a torn final line (a writer killed
+// inside write(2)), which the next writer quarantines by itself.
+func (e *BlockedError) Torn() bool {
+	return e.Class == event.ClassTruncated && !isSealedName(e.Path)
+}
+
+// isSealedName reports whether path is a sealed file's name
+// (<journal>.sealed-<12 digits>).
+func isSealedName(path string) bool {
+	i := strings.LastIndex(path, sealedPrefix)
+	if i < 0 || len(path)-i-len(sealedPrefix) != 12 {
+		return false
+	}
+	_, err := strconv.ParseUint(path[i+len(sealedPrefix):], 10, 64)
+	return err == nil
+}
+
+// Advice says what unblocks the journal: nothing for a torn final line
+// (the next writer quarantines it; repair does it now), repair otherwise.
+func (e *BlockedError) Advice() string {
+	if e.Torn() {
+		return "a torn final line, which the next writer quarantines by itself ('lcwrap journal repair' does it now)"
+	}
+	return "run 'lcwrap journal repair' to quarantine the bad range"
 }
 
 // Unwrap returns ErrBlocked.

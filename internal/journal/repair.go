@@ -80,6 +80,9 @@ func (j *Journal) repair() (rep RepairReport, err error) {
 		}
 	}()
 	err = j.catchUp(true)
+	if cerr := j.checkFile(false); cerr != nil {
+		return rep, cerr
+	}
 	j.sweepCheckpointTemps()
 	rep.ForeignWriters = j.foreignSeen()
 	rep.KeptLines, rep.KeptBytes = j.cur.pos, j.cur.off
@@ -260,7 +263,14 @@ func (j *Journal) rotate() error {
 	if err := os.Link(j.path, sealedPath); err != nil {
 		sfi, serr := os.Lstat(sealedPath)
 		lfi, lerr := j.f.Stat()
-		if !errors.Is(err, fs.ErrExist) || serr != nil || lerr != nil || !os.SameFile(sfi, lfi) {
+		if errors.Is(err, fs.ErrExist) && serr == nil && lerr == nil && !os.SameFile(sfi, lfi) {
+			// Something else has the name: never followed nor replaced.
+			if ue := checkSafe(sealedPath, "next sealed file", sfi, true); ue != nil {
+				return fmt.Errorf("journal %s: cannot rotate: %w", j.path, ue)
+			}
+			return fmt.Errorf("journal %s: cannot rotate: %s, the name its sealed file takes, already holds another file; lcwrap neither follows nor replaces it: move it away (%s)", j.path, sealedPath, SharedDirsDoc)
+		}
+		if !errors.Is(err, fs.ErrExist) || serr != nil || lerr != nil {
 			return fmt.Errorf("journal %s: sealing it as %s: %w", j.path, sealedPath, err)
 		}
 	}
@@ -270,6 +280,11 @@ func (j *Journal) rotate() error {
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return fmt.Errorf("journal %s: starting the next file: %w", j.path, err)
+	}
+	if j.group >= 0 {
+		if fi, err := f.Stat(); err == nil {
+			shareFile(f, fi, j.group)
+		}
 	}
 	var d controlDetails
 	d.Journal.Segment = &SegmentStart{Sealed: filepath.Base(sealedPath), FirstSequence: j.cur.pos + 1}
