@@ -101,6 +101,7 @@ func reportAction(cmd *cli.Command, std stdio) error {
 		if err != nil {
 			return exitCode(1, "%v", err)
 		}
+		warnTrust(std, path)
 		opts.Input = path
 		err = journal.Scan(path, 0, func(rec event.Record, raw []byte) error {
 			m.Apply(&rec.Event, raw, rec.JournalSequence)

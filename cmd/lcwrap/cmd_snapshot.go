@@ -52,6 +52,7 @@ func snapshotAction(cmd *cli.Command, std stdio) error {
 	if err != nil {
 		return exitCode(1, "%v", err)
 	}
+	warnTrust(std, path)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		// No evidence is not an empty world: a complete snapshot of no
 		// children would tell an orchestrator that nothing runs.

@@ -90,6 +90,7 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		if err != nil {
 			return exitCode(1, "%v", err)
 		}
+		warnTrust(std, path)
 		js := &journalSource{t: projection.NewTracker(path)}
 		if cmd.Bool("reconcile") {
 			js.r = reconcile.New(js.t, opts, event.System, time.Now)
