@@ -35,7 +35,7 @@ func adoptCodex(cmd *cli.Command, em *emit.Emitter, c *emit.Child, p *adopt.Proc
 	f := codex.NewFollower(tr)
 	f.OnProof = func(pr codex.Proof) {
 		proof := pr.Typed()
-		c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: event.RolloutProven{
+		c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: codex.RolloutProven{
 			Agent: codex.Source, Proof: &proof,
 			Message: "this process's codex session is proven by the rollout file it (or a descendant serving no one else) holds open; the session is followed as a child of this one",
 		}})

@@ -96,7 +96,7 @@ func prepareAgent(ctx context.Context, cmd flagReader, std stdio, cfg *supervise
 	cfg.Argv = l.Argv
 	cfg.ExtraEnv = append(cfg.ExtraEnv, l.Env...)
 	cfg.OnStarted = l.Started
-	cfg.CreatedAgent = l.Added
+	event.SetPtr(&cfg.CreatedExtra, agent.KeyAgent, l.Added)
 	ar := &agentRun{driver: d, launch: l, tracker: tr}
 	cfg.BeforeTerminal = ar.beforeTerminal
 	return ar, nil
@@ -151,12 +151,12 @@ func (ar *agentRun) beforeTerminal(term *event.Terminal) {
 		untapped = ar.tap.close() // the streams are drained: every byte is in
 	}
 	ar.close()
-	term.AgentSessions = ar.tracker.End(agent.ProcessEnd{ChildID: ar.launch.ChildID, Exit: term.Exit})
+	event.SetPtr(&term.Extra, agent.KeyAgentSessions, ar.tracker.End(agent.ProcessEnd{ChildID: ar.launch.ChildID, Exit: term.Exit}))
 	if ar.launch.Report != nil {
 		ar.launch.Report(term)
 	}
 	if untapped > 0 {
-		term.AgentOutputUnread = &event.AgentOutputUnread{Bytes: untapped, Reason: "the agent's output came faster than it could be read; it passed through unchanged"}
+		event.SetPtr(&term.Extra, agent.KeyAgentOutputUnread, &agent.AgentOutputUnread{Bytes: untapped, Reason: "the agent's output came faster than it could be read; it passed through unchanged"})
 	}
 }
 

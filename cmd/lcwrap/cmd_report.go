@@ -16,6 +16,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/redact"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
 
@@ -81,7 +82,7 @@ func reportAction(cmd *cli.Command, std stdio) error {
 			defer f.Close()
 			r = f
 		}
-		d := event.NewDecoder(r, event.DecoderOptions{Mixed: cmd.Bool("mixed")})
+		d := event.NewDecoder(r, event.DecoderOptions{Mixed: cmd.Bool("mixed"), Redact: redact.Text})
 		for {
 			rec, err := d.Next()
 			if errors.Is(err, io.EOF) {

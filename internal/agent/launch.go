@@ -33,7 +33,7 @@ type Launch struct {
 	// Added says which integration ran and what Prepare added to the
 	// command line; it is the created event's agent member (nil: the
 	// integration does nothing this run).
-	Added *event.AgentLaunch
+	Added *AgentLaunch
 	// Warnings are lines for lcwrap's stderr (without the "lcwrap: ").
 	Warnings []string
 	// Stdout, when not nil, is given every byte of the child's stdout as

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"time"
-
-	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // Kind is what an agent's evidence says happened, in lcwrap's words. Each
@@ -80,7 +78,7 @@ type Observation struct {
 	Reason string
 	// Facts are further details the agent gave (cwd, model, transcript
 	// path), recorded as its report.
-	Facts event.Facts
+	Facts Facts
 	// At is when the observation was made (zero: now).
 	At time.Time
 }

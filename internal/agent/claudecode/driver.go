@@ -79,7 +79,7 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 		stream = NewStream(l.Tracker, !hooks)
 		l.Stdout = stream
 	}
-	added := &event.AgentLaunch{Agent: Source}
+	added := &agent.AgentLaunch{Agent: Source}
 	var srv *hookhttp.Server
 	var q *payloads
 	var tmp string // the merged settings file, removed when the run ends
@@ -154,11 +154,11 @@ func (d Driver) Prepare(ctx context.Context, l *agent.Launch) error {
 	}
 	l.Report = func(term *event.Terminal) {
 		if stream != nil {
-			term.AgentReport = stream.Report()
+			event.SetPtr(&term.Extra, agent.KeyAgentReport, stream.Report())
 		}
 		rmu.Lock()
 		if len(rejected) > 0 {
-			term.HookRequestsRejected = event.IntMap(maps.Clone(rejected))
+			term.Extra.Set(agent.KeyHookRequestsRejected, agent.IntMap(maps.Clone(rejected)))
 		}
 		rmu.Unlock()
 	}

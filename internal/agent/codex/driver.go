@@ -161,7 +161,7 @@ func (Driver) Prepare(_ context.Context, l *agent.Launch) error {
 		l.Close = f.Stop
 		l.Report = func(t *event.Terminal) {
 			r := f.Report()
-			t.CodexRollout = &r
+			event.SetPtr(&t.Extra, KeyCodexRollout, &r)
 		}
 	}
 	return nil
@@ -177,8 +177,8 @@ type execTap struct {
 	lines   *Lines
 
 	mu    sync.Mutex
-	turns int          // turn.completed and turn.failed seen
-	usage event.Counts // the last turn's usage, as codex reported it
+	turns int               // turn.completed and turn.failed seen
+	usage agent.NamedCounts // the last turn's usage, as codex reported it
 }
 
 func (t *execTap) Write(p []byte) (int, error) { return t.lines.Write(p) }
@@ -221,9 +221,9 @@ func (t *execTap) report(term *event.Terminal) {
 		return
 	}
 	turns := int64(t.turns)
-	r := &event.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
+	r := &agent.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
 	if t.usage != nil {
-		u := &event.AgentUsage{}
+		u := &agent.AgentUsage{}
 		for k, dst := range map[string]**int64{"input": &u.Input, "cacheRead": &u.CacheRead, "cacheCreation": &u.CacheCreation, "output": &u.Output} {
 			if n, ok := t.usage.Get(k); ok {
 				*dst = &n
@@ -231,5 +231,5 @@ func (t *execTap) report(term *event.Terminal) {
 		}
 		r.Usage = u
 	}
-	term.AgentReport = r
+	event.SetPtr(&term.Extra, agent.KeyAgentReport, r)
 }
