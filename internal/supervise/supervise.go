@@ -159,6 +159,8 @@ type Config struct {
 	// then the command as given, recorded in place of Argv.
 	CreatedExtra event.Members
 	RecordedArgv []string
+
+	interposed *decision // set by Interposed.Apply
 }
 
 // Result is how the run ended.
