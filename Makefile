@@ -68,12 +68,13 @@ fuzz:
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzFactsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:

@@ -138,7 +138,7 @@ func prepareAgent(ctx context.Context, cmd flagReader, std stdio, cfg *supervise
 	if s, ok := run.(agent.Starter); ok {
 		cfg.OnStarted = s.Started
 	}
-	cfg.CreatedAgent = c.Added
+	event.SetPtr(&cfg.CreatedExtra, agent.KeyAgent, c.Added)
 	ar := &agentRun{run: run, tapTo: run.Stdout()}
 	cfg.BeforeTerminal = ar.beforeTerminal
 	return ar, nil
@@ -174,7 +174,7 @@ func (ar *agentRun) beforeTerminal(term *event.Terminal) {
 	ar.close()
 	ar.run.Report(term)
 	if untapped > 0 {
-		term.AgentOutputUnread = &event.AgentOutputUnread{Bytes: untapped, Reason: "the agent's output came faster than it could be read; it passed through unchanged"}
+		event.SetPtr(&term.Extra, agent.KeyAgentOutputUnread, &agent.AgentOutputUnread{Bytes: untapped, Reason: "the agent's output came faster than it could be read; it passed through unchanged"})
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/redact"
 	htmlreport "github.com/lcwrap/lcwrap/internal/report" // app.go's report prints an error
 	"github.com/lcwrap/lcwrap/internal/view"
 )
@@ -84,7 +85,7 @@ func reportAction(cmd *cli.Command, std stdio) error {
 			defer f.Close()
 			r = f
 		}
-		d := event.NewDecoder(r, event.DecoderOptions{Mixed: cmd.Bool("mixed")})
+		d := event.NewDecoder(r, event.DecoderOptions{Mixed: cmd.Bool("mixed"), Redact: redact.Text})
 		for {
 			rec, err := d.Next()
 			if errors.Is(err, io.EOF) {

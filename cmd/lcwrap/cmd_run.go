@@ -139,13 +139,12 @@ func runMain(ctx context.Context, std stdio, cmd flagReader) error {
 	}
 	defer ip.Close()
 	streams := ip.Streams
-	cfg.Stdout, cfg.Stderr = ip.Stdout, ip.Stderr
+	ip.Apply(&cfg) // the child's streams, decided once: Run does not interpose again
 	sinks = append(sinks, ip.Sinks...)
 	warn := std
 	if ip.Messages != nil {
 		warn.err = ip.Messages
 	}
-	cfg.Streams = streams
 	cfg.Stdin = std.in
 	cfg.Emitter = emit.New(emit.Options{Source: cmd.String("source"), OnSinkError: sinkWarning(warn)}, sinks...)
 	ag.attach(cfg.Emitter)

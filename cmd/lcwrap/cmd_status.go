@@ -21,6 +21,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/reconcile"
+	"github.com/lcwrap/lcwrap/internal/redact"
 	"github.com/lcwrap/lcwrap/internal/termtext"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
@@ -213,7 +214,7 @@ func (s *streamSource) read(_ context.Context, out *statusOutput) (projection.Re
 		r = f
 	}
 	p := projection.New()
-	st, _, err := projection.ReadStream(r, p, event.DecoderOptions{Mixed: s.mixed})
+	st, _, err := projection.ReadStream(r, p, event.DecoderOptions{Mixed: s.mixed, Redact: redact.Text})
 	if err != nil {
 		return projection.Report{}, exitCode(1, "reading %s: %v", s.path, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/linereader"
+	"github.com/lcwrap/lcwrap/internal/redact"
 	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
@@ -39,7 +40,7 @@ func validateCommand(std stdio) *cli.Command {
 			if len(inputs) == 0 {
 				inputs = []string{"-"}
 			}
-			opts := event.DecoderOptions{MaxLineBytes: max, Mixed: cmd.Bool("mixed")}
+			opts := event.DecoderOptions{MaxLineBytes: max, Mixed: cmd.Bool("mixed"), Redact: redact.Text}
 			allValid := true
 			var total event.Stats
 			for _, name := range inputs {

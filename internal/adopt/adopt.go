@@ -219,7 +219,7 @@ func (p *Process) Record(e *emit.Emitter, childID string, lineage event.Lineage)
 	if _, err := c.Emit(emit.Spec{Kind: event.KindCreated, State: event.StateCreated, Details: p.details()}); err != nil {
 		return nil, err
 	}
-	if _, err := c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: event.LimitsDiagnostic{Limits: limits}}); err != nil {
+	if _, err := c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: LimitsDiagnostic{Limits: limits}}); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -256,7 +256,7 @@ func (p *Process) details() event.AdoptedCreated {
 func (p *Process) Follow(ctx context.Context, c *emit.Child) (event.Verdict, error) {
 	v, err := p.wait(ctx)
 	if err != nil {
-		_, eerr := c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: event.ObservationEnded{
+		_, eerr := c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: ObservationEnded{
 			Observation:  "ended",
 			ProcessState: "unknown",
 			Reason:       err.Error(),

@@ -53,7 +53,7 @@ type Command struct {
 	Env []string
 	// Added says which integration ran and what it added to the command
 	// line; it is the created event's agent member (nil: nothing added).
-	Added *event.AgentLaunch
+	Added *AgentLaunch
 	// Warnings are lines for lcwrap's stderr (without the "lcwrap: ").
 	Warnings []string
 }
@@ -138,7 +138,7 @@ func (b *Base) Close() {}
 // Report implements Run: the sessions still open end lost, and the
 // terminal event says which sessions there were.
 func (b *Base) Report(term *event.Terminal) {
-	term.AgentSessions = b.Tracker.End(ProcessEnd{ChildID: b.childID, Exit: term.Exit})
+	event.SetPtr(&term.Extra, KeyAgentSessions, b.Tracker.End(ProcessEnd{ChildID: b.childID, Exit: term.Exit}))
 }
 
 // RunTag makes an agent's child ids unique to one run of lcwrap: the

@@ -38,8 +38,8 @@ func TestBaseRun(t *testing.T) {
 	r.Close()
 	var term event.Terminal
 	r.Report(&term)
-	if term.AgentSessions == nil || term.AgentSessions.Source != "some-agent" || len(term.AgentSessions.Sessions) != 1 {
-		t.Fatalf("agent sessions %+v", term.AgentSessions)
+	if sessions, ok := event.Get[AgentSessions](term.Extra, KeyAgentSessions); !ok || sessions.Source != "some-agent" || len(sessions.Sessions) != 1 {
+		t.Fatalf("agent sessions %+v", term.Extra)
 	}
 	sink.Check(t)
 	id := "sa-01234567-1a2b3c4d"
@@ -66,7 +66,7 @@ func TestWaitingForBytes(t *testing.T) {
 		var got []string
 		for _, ev := range sink.Events() {
 			if ev.State == event.StateWaiting {
-				d, ok := event.DecodeDetails[event.AgentEvent](ev.Details)
+				d, ok := event.DecodeDetails[AgentEvent](ev.Details)
 				if !ok {
 					t.Fatalf("details %s", ev.Details)
 				}

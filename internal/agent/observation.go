@@ -74,7 +74,7 @@ type Observation struct {
 	Reason string
 	// Facts are further details the agent gave (cwd, model, transcript
 	// path), recorded as its report.
-	Facts event.Facts
+	Facts Facts
 	// At is when the observation was made (zero: now).
 	At time.Time
 }

@@ -13,22 +13,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/event"
 )
 
-// Claims of the terminal events a Tracker writes: what each rests on.
-const (
-	// ClaimAgentReportedEnd: the agent itself said the session or
-	// sub-agent ended. It never says the task was done.
-	ClaimAgentReportedEnd = event.ClaimAgentReportedEnd
-	// ClaimProcessEnded: the agent's process ended while the child was
-	// still open; how the child ended is unknown.
-	ClaimProcessEnded = event.ClaimLaunchedProcessEnded
-	// ClaimAgentProcessEnded: the agent's process (adopted, not launched)
-	// ended while the child was still open; how it ended is unknown.
-	ClaimAgentProcessEnded = event.ClaimAgentProcessEnded
-	// ClaimSessionEnded: the session ended while this sub-agent was still
-	// open; how the sub-agent ended is unknown.
-	ClaimSessionEnded = event.ClaimSessionEnded
-)
-
 // Config says whose evidence a Tracker records and where.
 type Config struct {
 	// Source names the agent ("claude-code", "codex"); every event's
@@ -168,7 +152,7 @@ type ProcessEnd struct {
 // terminal event may add about the agent (the sessions seen, payloads that
 // named no session), or nil when there is nothing to say. Later calls
 // return nil.
-func (t *Tracker) End(p ProcessEnd) *event.AgentSessions {
+func (t *Tracker) End(p ProcessEnd) *AgentSessions {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ended {
@@ -185,7 +169,7 @@ func (t *Tracker) End(p ProcessEnd) *event.AgentSessions {
 		if p.Adopted {
 			claim = ClaimAgentProcessEnded
 		}
-		cause := event.AgentEvent{Claim: claim, Process: &event.AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
+		cause := AgentEvent{Claim: claim, Process: &AgentProcess{ChildID: p.ChildID, Exit: p.Exit},
 			Note: "the agent's process ended while this was open; how it ended is unknown"}
 		t.closeAgents(s, cause)
 		if s.Current.Open() {
@@ -196,7 +180,7 @@ func (t *Tracker) End(p ProcessEnd) *event.AgentSessions {
 	if len(ids) == 0 && len(t.orphans) == 0 {
 		return nil
 	}
-	return &event.AgentSessions{Sessions: ids, Source: t.cfg.Source, Unattributed: event.IntMap(t.orphans)}
+	return &AgentSessions{Sessions: ids, Source: t.cfg.Source, Unattributed: IntMap(t.orphans)}
 }
 
 // --- observations -----------------------------------------------------
@@ -390,7 +374,7 @@ func (t *Tracker) reportedEnd(c *ChildState, o Observation, note string) {
 }
 
 // closeAgents ends every open sub-agent of s as lost with cause.
-func (t *Tracker) closeAgents(s *SessionState, cause event.AgentEvent) {
+func (t *Tracker) closeAgents(s *SessionState, cause AgentEvent) {
 	ids := make([]string, 0, len(s.Agents))
 	for id, a := range s.Agents {
 		if a.Open() {
@@ -456,8 +440,8 @@ func (t *Tracker) count(session, kind string) {
 		return
 	}
 	_, what, _ := strings.Cut(kind, ":")
-	t.write(s.Current, emit.Spec{Kind: event.KindDiagnostic, Details: event.AgentEvent{
-		Normalization: &event.Normalization{Outcome: "unrecognized", Kind: what, Count: 1},
+	t.write(s.Current, emit.Spec{Kind: event.KindDiagnostic, Details: AgentEvent{
+		Normalization: &Normalization{Outcome: "unrecognized", Kind: what, Count: 1},
 		Message:       "a payload of this kind was not recognised and is recorded as nothing else; further ones are counted",
 	}})
 }
@@ -472,8 +456,8 @@ func (t *Tracker) summary(s *SessionState) {
 	if !more || !s.Current.Open() {
 		return
 	}
-	t.write(s.Current, emit.Spec{Kind: event.KindDiagnostic, Details: event.AgentEvent{
-		Normalization: &event.Normalization{Counts: event.IntMap(s.Counts)},
+	t.write(s.Current, emit.Spec{Kind: event.KindDiagnostic, Details: AgentEvent{
+		Normalization: &Normalization{Counts: IntMap(s.Counts)},
 		Message:       "payloads of this session that became no event, by kind",
 	}})
 }
@@ -512,8 +496,8 @@ func (t *Tracker) sessionKey(sid string) string {
 // --- helpers ----------------------------------------------------------
 
 // evidence is the details every event of an observation starts from.
-func evidence(o Observation) event.AgentEvent {
-	d := event.AgentEvent{Evidence: o.Native}
+func evidence(o Observation) AgentEvent {
+	d := AgentEvent{Evidence: o.Native}
 	if !o.Facts.IsZero() {
 		f := o.Facts
 		d.Reported = &f

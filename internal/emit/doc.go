@@ -7,9 +7,11 @@
 // space. Each Child it makes numbers its events from 1 with no gaps, gives
 // every event a unique eventId (<sourceEpoch>/<childId>/<sequence>) and an
 // observedAt in the strict UTC form with milliseconds. Activity and details
-// pass through redaction before any sink sees them; activity is cut to 512
-// characters. Every event is validated before it is written: an event that
-// fails validation is a bug in the caller and is never written.
+// pass through redaction before any sink sees them, in one step of building
+// (EncodeDetails; the event core never redacts); activity is cut to 512
+// characters. Every event is validated once, before it is written: an event
+// that fails validation is a bug in the caller and is never written (the
+// journal sink does not parse it again).
 //
 // Every sink receives each event as one complete line, written with a single
 // write. A sink that fails is reported once through Options.OnSinkError and

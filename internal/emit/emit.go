@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -251,12 +252,12 @@ func (c *Child) build(s Spec, seq int64) (event.Event, []byte, error) {
 		State:         s.State,
 		ObservedAt:    event.Timestamp(c.e.now()),
 		Sequence:      event.Int64(seq),
-		Activity:      event.CutRunes(redact.Text(s.Activity), event.MaxActivity),
+		Activity:      event.CutRunes(redact.Text(s.Activity), event.MaxActivity), // redacted here, as the details below
 		Capabilities:  c.caps,
 	}
 	ev.EventID = fmt.Sprintf("%s/%s/%d", ev.SourceEpoch, ev.ChildID, seq)
 	if s.Details != nil {
-		d, err := event.MarshalDetails(s.Details) // redacted on the way
+		d, err := EncodeDetails(s.Details)
 		if err != nil {
 			return ev, nil, fmt.Errorf("emit: details of %s event: %w", s.Kind, err)
 		}
@@ -270,4 +271,18 @@ func (c *Child) build(s Spec, seq int64) (event.Event, []byte, error) {
 		return ev, nil, fmt.Errorf("emit: encoding %s event: %w", s.Kind, err)
 	}
 	return ev, append(line, '\n'), nil
+}
+
+// EncodeDetails encodes d as Emit writes it, redacted: every string value
+// of a typed shape passes through redact.Text as it is written (keys,
+// identities and numbers are not free text); FreeDetails, a caller's own
+// JSON, are redacted as a decoded value first (redact.Value: values under
+// sensitive keys replaced, strings redacted). With the activity text in
+// build, this is the one place an event's free text is redacted: the
+// event core never redacts.
+func EncodeDetails(d event.Details) (json.RawMessage, error) {
+	if f, ok := d.(event.FreeDetails); ok {
+		d = event.FreeDetails(redact.Value(map[string]any(f)).(map[string]any))
+	}
+	return event.AppendDetails(make([]byte, 0, 256), d, redact.Text)
 }

@@ -18,6 +18,10 @@ const maxQueued = 4096
 // queued in one Append (one lock acquisition); a batch holding a terminal
 // event asks for an fsync (as the journal's fsync mode allows).
 //
+// The lines are the emitter's, validated once when they were built
+// (Child.Emit): the journal appends them without parsing them again
+// (journal.AppendBuilt).
+//
 // An append that fails ends the sink: the error is returned by the next
 // WriteEvent, or by Close when no WriteEvent follows, so the emitter
 // reports it once and drops the sink; lines queued after it are not
@@ -82,7 +86,7 @@ func (s *JournalSink) run() {
 		s.queue, s.terminal = nil, false
 		s.cond.Broadcast() // room for waiting WriteEvent calls
 		s.mu.Unlock()
-		_, err := s.j.Append(batch, terminal)
+		_, err := s.j.AppendBuilt(batch, terminal) // built and validated by the emitter: not parsed again
 		s.mu.Lock()
 		if err != nil {
 			s.err = err

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/lcwrap/lcwrap/internal/redact"
-
 	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
@@ -19,7 +17,8 @@ const MaxDiagnostics = 32
 const MaxDiagnosticText = 512
 
 // Diagnostic describes one bad line, without ever holding it whole: its
-// text is redacted and cut to MaxDiagnosticText characters.
+// text is cut to MaxDiagnosticText characters after the decoder's Redact
+// (DecoderOptions), and empty without one.
 type Diagnostic struct {
 	Line   int64  `json:"line"`
 	Offset int64  `json:"offset"`
@@ -58,6 +57,11 @@ type DecoderOptions struct {
 	// starts with '{' and mentions "schemaVersion" is still held to the
 	// schema, so a damaged event is never mistaken for a log line.
 	Mixed bool
+	// Redact is applied to the text of a bad line (and the reason) a
+	// diagnostic keeps (redact.Text, from a caller that shows them). The
+	// core never redacts on its own: without Redact a diagnostic keeps no
+	// text of the line.
+	Redact func(string) string
 }
 
 // Decoder reads a stream of events, skipping and diagnosing bad lines.
@@ -151,19 +155,30 @@ func (d *Decoder) bad(l linereader.Line, class Class, reason string) {
 		Line:   l.Number,
 		Offset: l.Offset,
 		Class:  class,
-		Reason: CutRunes(redact.Text(reason), MaxDiagnosticText),
-		Text:   DiagnosticText(l.Bytes),
+		Reason: d.redact(reason),
+		Text:   d.diagnosticText(l.Bytes),
 	})
 }
 
-// DiagnosticText makes raw input safe to show: valid UTF-8, redacted, then
-// cut to MaxDiagnosticText characters.
-func DiagnosticText(raw []byte) string {
+// redact passes s through the Redact option and cuts it to
+// MaxDiagnosticText characters.
+func (d *Decoder) redact(s string) string {
+	if d.opts.Redact != nil {
+		s = d.opts.Redact(s)
+	}
+	return CutRunes(s, MaxDiagnosticText)
+}
+
+// diagnosticText makes raw input safe to show: valid UTF-8, redacted, then
+// cut to MaxDiagnosticText characters; empty without a Redact option.
+func (d *Decoder) diagnosticText(raw []byte) string {
+	if d.opts.Redact == nil {
+		return ""
+	}
 	if len(raw) > linereader.OversizedKeep {
 		raw = raw[:linereader.OversizedKeep]
 	}
-	s := strings.ToValidUTF8(string(raw), "\uFFFD")
-	return CutRunes(redact.Text(s), MaxDiagnosticText)
+	return d.redact(strings.ToValidUTF8(string(raw), "\uFFFD"))
 }
 
 // Stats returns the counts so far.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lcwrap/lcwrap/internal/redact"
 	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
@@ -15,7 +16,7 @@ func TestDecoderBroken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	d := NewDecoder(f, DecoderOptions{})
+	d := NewDecoder(f, DecoderOptions{Redact: redact.Text})
 	var ids []string
 	for {
 		rec, err := d.Next()
@@ -55,7 +56,7 @@ func TestDecoderBoundsDiagnostics(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		b.WriteString("{broken password=hunter2\n")
 	}
-	d := NewDecoder(strings.NewReader(b.String()), DecoderOptions{})
+	d := NewDecoder(strings.NewReader(b.String()), DecoderOptions{Redact: redact.Text})
 	for {
 		if _, err := d.Next(); err != nil {
 			break
@@ -120,4 +121,19 @@ func FuzzDecoder(f *testing.F) {
 			t.Fatal("too many diagnostics")
 		}
 	})
+}
+
+// TestDecoderWithoutRedactKeepsNoText: the core never redacts, so without
+// a Redact option a diagnostic keeps no text of the line at all.
+func TestDecoderWithoutRedactKeepsNoText(t *testing.T) {
+	d := NewDecoder(strings.NewReader("{broken password=hunter2\n"), DecoderOptions{})
+	for {
+		if _, err := d.Next(); err != nil {
+			break
+		}
+	}
+	diags := d.Diagnostics()
+	if len(diags) != 1 || diags[0].Text != "" || diags[0].Reason == "" {
+		t.Fatalf("diagnostics %+v", diags)
+	}
 }

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-
-	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
-// This file holds the details shapes lcwrap itself writes (docs/events.md),
-// one type per shape, each encoded member by member in the order the wire
-// format has always had. See Details for how to add one.
+// This file holds the details shapes the core's readers decode (the
+// projection, the views, reconciliation; docs/events.md), one type per
+// shape, each encoded member by member in the order the wire format has
+// always had. An integration's own shapes live with it (internal/agent,
+// internal/agent/codex, internal/supervise, internal/adopt); it adds
+// members of its own to Created and Terminal through their Extra. See
+// Details for how to add a shape.
 
 // ClaimExitStatusOnly is the claim of every terminal event lcwrap writes:
 // what it saw is a process exit status, nothing more.
@@ -47,24 +49,25 @@ func (o *Object) command(k string, c Command) {
 
 // Created is the created event of a launched child (lcwrap run).
 type Created struct {
-	Agent               *AgentLaunch `json:"agent,omitempty"` // see details_agent.go
-	Command             Command      `json:"command"`
-	HeartbeatIntervalMs int64        `json:"heartbeatIntervalMs"`
-	Profile             string       `json:"profile"`
-	Wrapper             *Identity    `json:"wrapper"` // the lcwrap process: the lifecycle source
+	Command             Command   `json:"command"`
+	HeartbeatIntervalMs int64     `json:"heartbeatIntervalMs"`
+	Profile             string    `json:"profile"`
+	Wrapper             *Identity `json:"wrapper"` // the lcwrap process: the lifecycle source
+	// Extra are the members an integration adds (the agent member of an
+	// agent run: internal/agent), written among these in key order.
+	Extra Members `json:"-"`
 }
 
 // AppendDetails implements Details.
 func (d Created) AppendDetails(o *Object) {
-	if d.Agent != nil {
-		o.Object("agent", d.Agent)
-	}
+	o.merge(d.Extra)
 	o.command("command", d.Command)
 	o.Int("heartbeatIntervalMs", d.HeartbeatIntervalMs)
 	o.String("profile", d.Profile)
 	if d.Wrapper != nil {
 		o.Identity("wrapper", *d.Wrapper)
 	}
+	o.endMerge()
 }
 
 // AdoptedCreated is the created event of an adopted process: its
@@ -134,39 +137,11 @@ func (d StateChanged) AppendDetails(o *Object) {
 	d.NotifyOrigin.append(o)
 }
 
-// Activity says where an activity text came from: an output stream
-// ("stdout", "stderr", "stdout+stderr", "pty") or a notify message
-// (Output is then empty).
-type Activity struct {
-	NotifyOrigin
-	Output string `json:"output,omitempty"`
-}
-
-// AppendDetails implements Details.
-func (d Activity) AppendDetails(o *Object) {
-	if d.Notify != "" {
-		o.String("notify", d.Notify)
-	}
-	if d.Notify == "" || d.Output != "" {
-		o.String("output", d.Output)
-	}
-	if d.Notify != "" {
-		o.Int("senderPid", int64(d.SenderPid))
-	}
-}
-
 // Terminal is a terminal event's details, for every writer: lcwrap run
 // (claim, exit, cancel, leftovers, error, ready), lcwrap adopt (claim,
 // observation, exitStatus, check) and reconciliation (claim, exitStatus,
 // reconciliation, childProcess).
 type Terminal struct {
-	// The agent members: see details_agent.go.
-	AgentOutputUnread    *AgentOutputUnread `json:"agentOutputUnread,omitempty"`
-	AgentReport          *AgentReport       `json:"agentReport,omitempty"`
-	AgentSessions        *AgentSessions     `json:"agentSessions,omitempty"`
-	HookRequestsRejected IntMap             `json:"hookRequestsRejected,omitempty"`
-	CodexRollout         *CodexRollout      `json:"codexRollout,omitempty"` // see details_codex.go
-
 	Cancel         *Cancel         `json:"cancel,omitempty"`
 	Check          string          `json:"check,omitempty"`
 	ChildProcess   *ProcessCheck   `json:"childProcess,omitempty"`
@@ -178,19 +153,15 @@ type Terminal struct {
 	Observation    string          `json:"observation,omitempty"`
 	Ready          *bool           `json:"ready,omitempty"`
 	Reconciliation *Reconciliation `json:"reconciliation,omitempty"`
+	// Extra are the members an integration adds (an agent's report and
+	// sessions: internal/agent; codex's rollout: internal/agent/codex),
+	// written among these in key order.
+	Extra Members `json:"-"`
 }
 
 // AppendDetails implements Details.
 func (d Terminal) AppendDetails(o *Object) {
-	if d.AgentOutputUnread != nil {
-		o.Object("agentOutputUnread", d.AgentOutputUnread)
-	}
-	if d.AgentReport != nil {
-		o.Object("agentReport", d.AgentReport)
-	}
-	if d.AgentSessions != nil {
-		o.Object("agentSessions", d.AgentSessions)
-	}
+	o.merge(d.Extra)
 	if d.Cancel != nil {
 		o.Object("cancel", d.Cancel)
 	}
@@ -199,17 +170,11 @@ func (d Terminal) AppendDetails(o *Object) {
 		o.Object("childProcess", d.ChildProcess)
 	}
 	o.String("claim", d.Claim)
-	if d.CodexRollout != nil {
-		o.Object("codexRollout", d.CodexRollout)
-	}
 	o.OptString("error", d.Error)
 	if d.Exit != nil {
 		o.Object("exit", d.Exit)
 	}
 	o.OptString("exitStatus", d.ExitStatus)
-	if len(d.HookRequestsRejected) > 0 {
-		o.Object("hookRequestsRejected", d.HookRequestsRejected)
-	}
 	if d.Leftovers != nil {
 		o.Object("leftovers", d.Leftovers)
 	}
@@ -220,6 +185,7 @@ func (d Terminal) AppendDetails(o *Object) {
 	if d.Reconciliation != nil {
 		o.Object("reconciliation", d.Reconciliation)
 	}
+	o.endMerge()
 }
 
 // Exit is how a process ended: a code, a signal, or a status ("unknown")
@@ -293,134 +259,6 @@ func (l *Leftovers) AppendDetails(o *Object) {
 	o.String("action", l.Action)
 	o.Int("count", int64(l.Count))
 	o.Ints("pids", l.Pids)
-}
-
-// LeftoversDiagnostic is the diagnostic just before a terminal event
-// with leftovers.
-type LeftoversDiagnostic struct {
-	Leftovers *Leftovers `json:"leftovers"`
-	Message   string     `json:"message"`
-}
-
-// AppendDetails implements Details.
-func (d LeftoversDiagnostic) AppendDetails(o *Object) {
-	o.Object("leftovers", d.Leftovers)
-	o.String("message", d.Message)
-}
-
-// NotifyProblem is a notify datagram that was not, or not wholly,
-// applied (NotifyDiagnostic).
-type NotifyProblem struct {
-	Bytes      int    `json:"bytes,omitempty"`
-	Excerpt    string `json:"excerpt,omitempty"`
-	Problem    string `json:"problem"` // rejected | oversized | malformed | unexpected | suppressed
-	Reason     string `json:"reason"`
-	SenderPid  int    `json:"senderPid,omitempty"`
-	Suppressed int    `json:"suppressed,omitempty"`
-}
-
-// NotifySuppressed is the problem of the diagnostic that only counts
-// those not written.
-const NotifySuppressed = "suppressed"
-
-// AppendDetails implements Details.
-// The suppressed problem is {problem, reason, suppressed}; the others
-// always carry bytes.
-func (p *NotifyProblem) AppendDetails(o *Object) {
-	counting := p.Problem == NotifySuppressed
-	if !counting {
-		o.Int("bytes", int64(p.Bytes))
-	}
-	o.OptString("excerpt", p.Excerpt)
-	o.String("problem", p.Problem)
-	o.String("reason", p.Reason)
-	if p.SenderPid > 0 {
-		o.Int("senderPid", int64(p.SenderPid))
-	}
-	if counting {
-		o.Int("suppressed", int64(p.Suppressed))
-	} else {
-		o.OptInt("suppressed", int64(p.Suppressed))
-	}
-}
-
-// NotifyDiagnostic is a diagnostic about the notify socket.
-type NotifyDiagnostic struct {
-	Notify *NotifyProblem `json:"notify"`
-}
-
-// AppendDetails implements Details.
-func (d NotifyDiagnostic) AppendDetails(o *Object) { o.Object("notify", d.Notify) }
-
-// Restart is what a restart policy did after an attempt: the next
-// attempt (NextChildID, DelayMs), or why none follows (Stopped, with the
-// fields that apply).
-type Restart struct {
-	At          string `json:"at,omitempty"`
-	DelayMs     int64  `json:"delayMs,omitempty"`
-	MaxAttempts int    `json:"maxAttempts,omitempty"`
-	NextAttempt int64  `json:"nextAttempt,omitempty"`
-	NextChildID string `json:"nextChildId,omitempty"`
-	Policy      string `json:"policy"`
-	Signal      string `json:"signal,omitempty"`
-	Stopped     string `json:"stopped,omitempty"`
-}
-
-// AppendDetails implements Details. A next attempt always carries
-// delayMs and nextAttempt, even when 0.
-func (r *Restart) AppendDetails(o *Object) {
-	next := r.NextChildID != ""
-	o.OptString("at", r.At)
-	if next {
-		o.Int("delayMs", r.DelayMs)
-	}
-	o.OptInt("maxAttempts", int64(r.MaxAttempts))
-	if next {
-		o.Int("nextAttempt", r.NextAttempt)
-		o.String("nextChildId", r.NextChildID)
-	} else {
-		o.OptInt("nextAttempt", r.NextAttempt)
-	}
-	o.String("policy", r.Policy)
-	o.OptString("signal", r.Signal)
-	o.OptString("stopped", r.Stopped)
-}
-
-// RestartDiagnostic is the diagnostic after an attempt under a restart
-// policy.
-type RestartDiagnostic struct {
-	Message string   `json:"message"`
-	Restart *Restart `json:"restart"`
-}
-
-// AppendDetails implements Details.
-func (d RestartDiagnostic) AppendDetails(o *Object) {
-	o.String("message", d.Message)
-	o.Object("restart", d.Restart)
-}
-
-// LimitsDiagnostic states what a source cannot know (after an adopted
-// child's created event).
-type LimitsDiagnostic struct {
-	Limits string `json:"limits"`
-}
-
-// AppendDetails implements Details.
-func (d LimitsDiagnostic) AppendDetails(o *Object) { o.String("limits", d.Limits) }
-
-// ObservationEnded is the diagnostic of an observer that stopped before
-// the process ended: its state is unknown.
-type ObservationEnded struct {
-	Observation  string `json:"observation"`
-	ProcessState string `json:"processState"`
-	Reason       string `json:"reason"`
-}
-
-// AppendDetails implements Details.
-func (d ObservationEnded) AppendDetails(o *Object) {
-	o.String("observation", d.Observation)
-	o.String("processState", d.ProcessState)
-	o.String("reason", d.Reason)
 }
 
 // ProcessCheck is one identity check: which process, and what the
@@ -597,14 +435,14 @@ func (d SnapshotDetails) AppendDetails(o *Object) {
 }
 
 // FreeDetails are details a caller of lcwrap emit supplied as one JSON
-// object: not a shape of lcwrap's, written as given, redacted as a decoded
-// value (redact.Value: keys sorted, values under sensitive keys replaced,
-// strings redacted).
+// object: not a shape of lcwrap's, written as given, keys sorted (emit
+// redacts them as a decoded value first: redact.Value). The text filter
+// of AppendDetails does not apply to them.
 type FreeDetails map[string]any
 
 // AppendDetails implements Details.
 func (d FreeDetails) AppendDetails(o *Object) {
-	b, err := AppendValue(nil, redact.Value(map[string]any(d)))
+	b, err := AppendValue(nil, map[string]any(d))
 	if err != nil {
 		o.fail(err)
 		return

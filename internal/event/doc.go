@@ -1,43 +1,44 @@
-// Package jsonl defines the schema-v1 lifecycle types of the contract
-// (LifecycleEvent, Lineage, capabilities, AuthoritativeSnapshot), validates
-// and normalizes them, and reads JSON Lines streams with bounded memory.
+// Package event is lcwrap's event core: the schema-v1 lifecycle contract
+// and nothing else.
 //
-// # Vocabulary
+// # What it promises
 //
-// The details of every event lcwrap writes have a type here (details.go,
-// docs/events.md), encoded without reflection by Object and decoded by
-// readers with encoding/json: one set of types for writers and readers.
-// The contract's state machine is one table (transition.go): producers
-// take a subset of its edges, readers apply all of it, and a refused
-// change is a *TransitionError.
-//
-// # Validation
-//
-// Parse and Event.Validate apply the contract's rules: the required fields;
-// the seven kinds and eight states; created carries state created, terminal
-// carries completed|failed|cancelled|lost, state_changed carries a state,
-// activity and heartbeat carry none (reconciliation and diagnostic may);
-// timestamps in the strict UTC form YYYY-MM-DDTHH:MM:SS[.mmm]Z;
-// non-negative integer sequence and attempt; capabilities known|unknown.
-// Normalization turns omitted capabilities into unknown (never known), cuts
-// activity to 512 characters and drops unknown top-level fields. Every
-// rejection is a *FieldError naming the field and the rule.
-//
-// # Reading
-//
-// LineReader buffers partial lines, caps line size (64 KiB by default; a
-// longer line is reported as oversized and reading continues after it),
-// rejects invalid UTF-8 and reports a final line without a newline as
-// truncated. Decoder builds on it: it keeps valid events around bad lines and
-// retains at most 32 diagnostics, each redacted and cut to 512 characters,
-// while counting every problem.
+//   - The schema: Event, Kind, State, Lineage, capabilities (omitted ones
+//     normalize to unknown, never known), snapshots, and the details
+//     shapes its readers decode (details.go, docs/events.md), encoded
+//     without reflection by Object, byte for byte as encoding/json would.
+//   - One transition table (transition.go): producers take a subset of its
+//     edges, readers apply all of it; a refused change is a
+//     *TransitionError.
+//   - Validation: Parse and Event.Validate apply the contract's rules
+//     (required fields, the seven kinds and eight states, which kinds
+//     carry which states, strict UTC timestamps, non-negative sequence and
+//     attempt, known|unknown capabilities); every rejection is a
+//     *FieldError naming the field and the rule. Decoder reads a stream,
+//     keeping valid events around bad lines with bounded diagnostics.
+//   - Identity: a process is (pid, start time) on one boot of one host.
+//     IdentityOf reads one (from /proc on Linux, gopsutil elsewhere or
+//     with the lcwrap_gopsutil build tag; the Clock says which, and each
+//     build reads the other's); CheckIdentity answers Gone only on proof
+//     (same host and boot, and the pid absent, a zombie, or another start
+//     time), ProcUnknown when proof is impossible from here, Alive when
+//     the same pid with the same start time is there and not a zombie.
+//     ProcTable is the seam tests use to simulate pid reuse.
+//   - The timestamp format (Timestamp) and the Sink interface writers
+//     hand whole lines to.
 //
 // # What it refuses to claim
 //
-// A valid line is well-formed evidence, not a true statement: validation
-// cannot tell whether a producer lied. End of input is not completion: the
-// reader reports where the stream stopped, never that a child finished.
-// Nothing in this package panics on foreign input.
+// It never redacts: a text filter comes from the caller (emit redacts
+// what it builds, a Decoder's caller what a diagnostic keeps). It holds
+// no integration's payloads: an agent's, codex's, notify's or the restart
+// policy's shapes live with their writers, which add members to Created
+// and Terminal through Extra. It does no I/O besides reading /proc (and
+// the host name) for identities; a Decoder reads only the reader it is
+// given. A valid line
+// is well-formed evidence, not a true statement; end of input is not
+// completion; Alive is presence, not progress. It never sends a signal,
+// and nothing in it panics on foreign input.
 //
 // Where it sits among the other packages: docs/design.md.
 package event

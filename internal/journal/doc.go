@@ -40,7 +40,10 @@
 //
 // # Integrity, never moving a byte
 //
-// A writer appends only after a valid prefix. A bad line that no
+// A writer appends only after a valid prefix, and only valid events:
+// Append parses and validates every line it is handed; AppendBuilt takes
+// the lines of emit's sinks, validated once when they were built, and
+// checks only their framing. A bad line that no
 // quarantine record covers makes Append return a *BlockedError; readers
 // still see what is before it. Nothing is ever truncated, rewritten or
 // moved: Repair, and the next lock holder for a dead writer's torn final

@@ -833,3 +833,33 @@ func BenchmarkLock(b *testing.B) {
 		}
 	})
 }
+
+// TestAppendBuilt: lines an emitter built are appended without being
+// parsed again; only their framing is checked.
+func TestAppendBuilt(t *testing.T) {
+	path := tempJournal(t)
+	j := openT(t, path, Options{})
+	good := testEvent("c", 1)
+	for name, line := range map[string][]byte{
+		"not an object": []byte("hello"),
+		"two lines":     append(append([]byte(nil), good...), append([]byte("\n"), good...)...),
+		"empty":         []byte("\n"),
+	} {
+		if _, err := j.AppendBuilt([][]byte{good, line}, false); !errors.Is(err, ErrInvalidLine) {
+			t.Errorf("%s: %v, want ErrInvalidLine", name, err)
+		}
+	}
+	if fi, _ := os.Stat(path); fi.Size() != 0 {
+		t.Fatal("a refused batch wrote something")
+	}
+	if first, err := j.AppendBuilt([][]byte{append(good, '\n'), testEvent("c", 2)}, true); err != nil || first != 1 {
+		t.Fatalf("AppendBuilt: %d %v", first, err)
+	}
+	var seqs []int64
+	if err := Scan(path, 0, func(rec event.Record, _ []byte) error {
+		seqs = append(seqs, rec.JournalSequence)
+		return nil
+	}); err != nil || len(seqs) != 2 || seqs[1] != 2 {
+		t.Fatalf("read back %v: %v", seqs, err)
+	}
+}

@@ -40,11 +40,11 @@ const (
 
 // Why a datagram was not applied (details.notify.problem).
 const (
-	Rejected   = "rejected"             // its sender is not in the child's process tree
-	Oversized  = "oversized"            // longer than MaxSize
-	Malformed  = "malformed"            // not KEY=VALUE lines of UTF-8
-	Unexpected = "unexpected"           // well formed, but it cannot be applied
-	Suppressed = event.NotifySuppressed // diagnostics that were counted, not written
+	Rejected   = "rejected"   // its sender is not in the child's process tree
+	Oversized  = "oversized"  // longer than MaxSize
+	Malformed  = "malformed"  // not KEY=VALUE lines of UTF-8
+	Unexpected = "unexpected" // well formed, but it cannot be applied
+	Suppressed = "suppressed" // diagnostics that were counted, not written
 )
 
 // Field is one KEY=VALUE assignment of a datagram.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
 // SnapshotSource is the source of the snapshots `lcwrap snapshot` builds.
@@ -127,6 +128,6 @@ func (it snapshotItem) check(table event.ProcTable, blockedAt int64) (event.Snap
 // details encodes snapshot details, redacted. They hold only strings,
 // numbers and identities, so encoding cannot fail.
 func details(d event.SnapshotDetails) json.RawMessage {
-	b, _ := event.MarshalDetails(d)
+	b, _ := event.AppendDetails(nil, d, redact.Text)
 	return b
 }

@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/lastline"
 )
 
@@ -126,7 +125,7 @@ func (a *outputActivity) emit(rec *recorder) {
 	a.fresh = false
 	a.mu.Unlock()
 	if fresh {
-		rec.activity(text, event.Activity{Output: from})
+		rec.activity(text, ActivityDetails{Output: from})
 		a.last = time.Now()
 	}
 }

@@ -71,3 +71,48 @@ func TestInterposeDecides(t *testing.T) {
 		ip.Close()
 	}
 }
+
+// TestInterposeOncePerRun: a caller that applied its own Interpose for
+// the run's Activity and PTY leaves Run nothing to decide; one that did
+// not cover what Run must see still gets it from Run.
+func TestInterposeOncePerRun(t *testing.T) {
+	dir := t.TempDir()
+	a, err := os.Create(dir + "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := os.Create(dir + "/b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, c := range []struct {
+		name  string
+		watch bool // what the caller's decision covered
+		own   int  // Streams Run makes itself
+	}{
+		{"covered", true, 0},
+		{"not covered", false, 1}, // stderr: stdout has the events' Stream already
+	} {
+		cfg := Config{Stdout: a, Stderr: b, Activity: ActivityOutput}
+		ip, err := Interpose(Outputs{Stdout: Output{File: a, Events: true}, Stderr: Output{File: b}, Watch: c.watch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ip.Apply(&cfg)
+		if cfg.Stdout != ip.Stdout || cfg.Stderr != ip.Stderr || len(cfg.Streams) != len(ip.Streams) {
+			t.Fatalf("%s: Apply gave %+v", c.name, cfg)
+		}
+		mine := len(cfg.Streams)
+		own, err := interposeFor(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(own) != c.own || len(cfg.Streams) != mine+c.own {
+			t.Errorf("%s: Run made %d Streams (%d in all), want %d", c.name, len(own), len(cfg.Streams), c.own)
+		}
+		closeStreams(own)
+		ip.Close()
+	}
+}

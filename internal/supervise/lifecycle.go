@@ -65,7 +65,7 @@ func (r *recorder) childHeartbeat(from event.NotifyOrigin) {
 }
 
 // activity records what the child is doing.
-func (r *recorder) activity(text string, details event.Activity) {
+func (r *recorder) activity(text string, details ActivityDetails) {
 	r.emit(emit.Spec{Kind: event.KindActivity, Activity: text, Details: details})
 }
 

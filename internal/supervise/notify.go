@@ -153,7 +153,7 @@ func (s *supervisor) endNotify() {
 	}
 	s.flushStatus()
 	if n.suppressed > 0 {
-		s.rec.diagnostic(event.NotifyDiagnostic{Notify: &event.NotifyProblem{
+		s.rec.diagnostic(NotifyDiagnostic{Notify: &NotifyProblem{
 			Problem:    notify.Suppressed,
 			Suppressed: n.suppressed,
 			Reason:     fmt.Sprintf("%d more notify diagnostics were not written (at most one per %s)", n.suppressed, notifyDiagEvery),
@@ -198,7 +198,7 @@ func (s *supervisor) applyNotify(m notify.Msg) {
 		case f.Key == "WATCHDOG" && f.Value == "1":
 			s.rec.childHeartbeat(from)
 		case f.Key == "STOPPING" && f.Value == "1":
-			s.rec.activity("stopping", event.Activity{NotifyOrigin: from})
+			s.rec.activity("stopping", ActivityDetails{NotifyOrigin: from})
 		case f.Key == "LCWRAP_STATE":
 			s.onState(m, event.State(f.Value), from)
 		case f.Key == "BARRIER" && f.Value == "1" && len(m.FDs) != 1:
@@ -260,7 +260,7 @@ func (s *supervisor) flushStatus() {
 	}
 	m := n.pending
 	n.pending, n.statusAt = nil, time.Now()
-	s.rec.activity(printable(m.Fields[0].Value), event.Activity{NotifyOrigin: event.NotifyOrigin{Notify: "STATUS", SenderPid: m.PID}})
+	s.rec.activity(printable(m.Fields[0].Value), ActivityDetails{NotifyOrigin: event.NotifyOrigin{Notify: "STATUS", SenderPid: m.PID}})
 }
 
 // notifyDiagnostic records a datagram that was not (fully) applied, at
@@ -272,8 +272,8 @@ func (s *supervisor) notifyDiagnostic(m notify.Msg, problem, reason string) {
 		n.suppressed++
 		return
 	}
-	d := &event.NotifyProblem{Problem: problem, Reason: reason, Bytes: m.Size, SenderPid: m.PID, Excerpt: m.Excerpt, Suppressed: n.suppressed}
+	d := &NotifyProblem{Problem: problem, Reason: reason, Bytes: m.Size, SenderPid: m.PID, Excerpt: m.Excerpt, Suppressed: n.suppressed}
 	n.suppressed = 0
 	n.diagAt = now
-	s.rec.diagnostic(event.NotifyDiagnostic{Notify: d})
+	s.rec.diagnostic(NotifyDiagnostic{Notify: d})
 }

@@ -94,16 +94,16 @@ func (l *launcher) restarting(ctx context.Context, cfg Config) Result {
 		next := cfg
 		next.ChildID, next.Lineage.Attempt = restart.NextChild(base, first, n)
 		delay := cfg.Restart.Delay(n).Round(time.Millisecond)
-		info := &event.Restart{Policy: string(cfg.Restart.Policy), NextAttempt: next.Lineage.Attempt, NextChildID: next.ChildID, DelayMs: delay.Milliseconds()}
-		s.rec.diagnostic(event.RestartDiagnostic{Restart: info, Message: fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
+		info := &RestartReport{Policy: string(cfg.Restart.Policy), NextAttempt: next.Lineage.Attempt, NextChildID: next.ChildID, DelayMs: delay.Milliseconds()}
+		s.rec.diagnostic(RestartDiagnostic{Restart: info, Message: fmt.Sprintf("attempt %d (child %s) starts in %s", next.Lineage.Attempt, next.ChildID, delay)})
 		if sig, ok := waitBackoff(ctx, cfg.Signals, delay); !ok {
-			stop := &event.Restart{Policy: string(cfg.Restart.Policy), Stopped: "cancel-request", Signal: signalName(sig), At: event.Timestamp(time.Now()), NextAttempt: next.Lineage.Attempt}
-			s.rec.diagnostic(event.RestartDiagnostic{Restart: stop, Message: fmt.Sprintf("no further attempt: %s arrived while waiting for attempt %d", signalName(sig), next.Lineage.Attempt)})
+			stop := &RestartReport{Policy: string(cfg.Restart.Policy), Stopped: "cancel-request", Signal: signalName(sig), At: event.Timestamp(time.Now()), NextAttempt: next.Lineage.Attempt}
+			s.rec.diagnostic(RestartDiagnostic{Restart: stop, Message: fmt.Sprintf("no further attempt: %s arrived while waiting for attempt %d", signalName(sig), next.Lineage.Attempt)})
 			return res
 		}
 		if err := renewStreams(&next); err != nil {
-			stop := &event.Restart{Policy: string(cfg.Restart.Policy), Stopped: "error", NextAttempt: next.Lineage.Attempt}
-			s.rec.diagnostic(event.RestartDiagnostic{Restart: stop, Message: "no further attempt: " + err.Error()})
+			stop := &RestartReport{Policy: string(cfg.Restart.Policy), Stopped: "error", NextAttempt: next.Lineage.Attempt}
+			s.rec.diagnostic(RestartDiagnostic{Restart: stop, Message: "no further attempt: " + err.Error()})
 			return res
 		}
 		cfg = next
@@ -124,8 +124,8 @@ func (s *supervisor) restartNeeded(res Result, n int) bool {
 	}
 	again, stop := s.cfg.Restart.Next(e, n)
 	if stop.Reason != "" {
-		info := &event.Restart{Policy: string(s.cfg.Restart.Policy), Stopped: stop.Reason, Signal: stop.Signal, MaxAttempts: stop.MaxAttempts}
-		s.rec.diagnostic(event.RestartDiagnostic{Restart: info, Message: "no further attempt: " + stop.Why})
+		info := &RestartReport{Policy: string(s.cfg.Restart.Policy), Stopped: stop.Reason, Signal: stop.Signal, MaxAttempts: stop.MaxAttempts}
+		s.rec.diagnostic(RestartDiagnostic{Restart: info, Message: "no further attempt: " + stop.Why})
 	}
 	return again
 }

@@ -74,6 +74,28 @@ type Interposed struct {
 	// the child's output when event lines share stderr (nil: write to
 	// stderr directly).
 	Messages io.Writer
+
+	from Outputs // what was decided from (Apply)
+}
+
+// decision is what a caller's Interpose covered (Config.interposed):
+// whether it made the Streams output activity and a pty need.
+type decision struct{ watch, pty bool }
+
+// Apply gives cfg the decision: the child's Stdout and Stderr (but those
+// left as they were), and the Streams made. Run then makes no Streams of
+// its own, unless cfg asks it to see more than the decision covered
+// (output activity or a PTY that Outputs did not say): Interpose runs once
+// per run.
+func (ip *Interposed) Apply(cfg *Config) {
+	if !ip.from.Stdout.Leave {
+		cfg.Stdout = ip.Stdout
+	}
+	if !ip.from.Stderr.Leave {
+		cfg.Stderr = ip.Stderr
+	}
+	cfg.Streams = append(slices.Clip(cfg.Streams), ip.Streams...)
+	cfg.interposed = &decision{watch: ip.from.Watch, pty: ip.from.PTY}
 }
 
 // Interpose decides, in one place, which of the child's output streams
@@ -85,7 +107,7 @@ type Interposed struct {
 // copy. Outcomes: the decision; or an error wrapping ErrInterpose when a
 // pipe cannot be made (the Streams already made are closed).
 func Interpose(o Outputs) (*Interposed, error) {
-	ip := &Interposed{}
+	ip := &Interposed{from: o}
 	open := func(name string, out io.Writer) (*Stream, error) {
 		if out == nil {
 			out = io.Discard
@@ -164,8 +186,13 @@ func (ip *Interposed) Close() {
 // interposeFor makes the Streams Run itself needs that the caller did not
 // make (a caller that is not lcwrap's command line may set Activity or
 // PTY and leave the streams to Run), with Interpose. It returns them;
-// Run closes them.
+// Run closes them. A caller that applied its own Interpose for the same
+// Activity and PTY (Interposed.Apply) has them all: nothing is decided
+// again.
 func interposeFor(cfg *Config) ([]*Stream, error) {
+	if d := cfg.interposed; d != nil && (d.watch || cfg.Activity != ActivityOutput) && (d.pty || cfg.PTY == nil) {
+		return nil, nil
+	}
 	o := Outputs{
 		Stdout: Output{File: cfg.Stdout, Leave: streamOf(cfg.Streams, cfg.Stdout) != nil},
 		Stderr: Output{File: cfg.Stderr, Leave: streamOf(cfg.Streams, cfg.Stderr) != nil},

@@ -150,15 +150,17 @@ type Config struct {
 	OnStarted func(child event.Identity)
 	// BeforeTerminal, when set, is called once per attempt after the
 	// child ended and its output was drained, just before the terminal
-	// event: it may add its own members to the details (a typed field of
-	// event.Terminal). It must return promptly and must not change the
-	// members lcwrap set.
+	// event: it may add members of its own to the details (their Extra).
+	// It must return promptly and must not change the members lcwrap set.
 	BeforeTerminal func(details *event.Terminal)
-	// CreatedAgent, when set, is the created event's agent member: what
-	// an agent integration added to the command line. RecordedArgv is
+	// CreatedExtra are members the created event's details carry besides
+	// lcwrap's (event.Created's Extra): the agent member of an agent
+	// integration, what it added to the command line. RecordedArgv is
 	// then the command as given, recorded in place of Argv.
-	CreatedAgent *event.AgentLaunch
+	CreatedExtra event.Members
 	RecordedArgv []string
+
+	interposed *decision // set by Interposed.Apply
 }
 
 // Result is how the run ended.
@@ -285,11 +287,11 @@ func (s *supervisor) run() Result {
 			recorded = s.cfg.RecordedArgv
 		}
 		created = event.Created{
-			Agent:               s.cfg.CreatedAgent,
 			Command:             redact.Argv(recorded),
 			HeartbeatIntervalMs: s.cfg.heartbeatInterval().Milliseconds(),
 			Wrapper:             &self,
 			Profile:             s.cfg.profile().Name,
+			Extra:               s.cfg.CreatedExtra,
 		}
 	}
 	s.rec.to(event.StateCreated, created)
@@ -353,7 +355,7 @@ func (s *supervisor) run() Result {
 		details.Cancel = s.cancel.details()
 	}
 	if leftovers != nil {
-		s.rec.diagnostic(event.LeftoversDiagnostic{Leftovers: leftovers, Message: leftoverMessage(leftovers) + s.ptyLeftoverNote()})
+		s.rec.diagnostic(LeftoversDiagnostic{Leftovers: leftovers, Message: leftoverMessage(leftovers) + s.ptyLeftoverNote()})
 		details.Leftovers = leftovers
 	}
 	if s.cfg.BeforeTerminal != nil {

@@ -633,7 +633,7 @@ func TestContextCancelIsACancelRequest(t *testing.T) {
 			t.Fatalf("restart %q: cancel %+v", restart, term.Cancel)
 		}
 		if restart != RestartNo {
-			last, _ := event.DecodeDetails[event.RestartDiagnostic](evs[len(evs)-1].Details)
+			last, _ := event.DecodeDetails[RestartDiagnostic](evs[len(evs)-1].Details)
 			if last.Restart == nil || last.Restart.Stopped != "cancel-request" {
 				t.Fatalf("restart %q: last event %s", restart, evs[len(evs)-1].Details)
 			}

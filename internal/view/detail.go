@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
@@ -99,7 +100,7 @@ func agentReport(n *Node) string {
 		if e.Kind != event.KindTerminal || len(e.Details) == 0 {
 			continue
 		}
-		t, ok := event.DecodeDetails[event.Terminal](e.Details)
+		t, ok := event.DecodeDetails[agent.TerminalMembers](e.Details)
 		if !ok || t.AgentReport == nil {
 			continue
 		}

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/agent"
+
 	"github.com/lcwrap/lcwrap/internal/anthropicmock"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/testtool"
@@ -259,17 +261,17 @@ func TestPrintModeUnderLcwrap(t *testing.T) {
 			created = ev
 		}
 		if ev.Source == "claude-code" && ev.Kind == event.KindTerminal {
-			d, _ := event.DecodeDetails[event.AgentEvent](ev.Details)
-			if d.Claim != event.ClaimAgentReportedEnd {
+			d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details)
+			if d.Claim != agent.ClaimAgentReportedEnd {
 				t.Fatalf("%s ended with claim %q", ev.ChildID, d.Claim)
 			}
 		}
 	}
-	td, _ := event.DecodeDetails[event.Terminal](term.Details)
+	td, _ := event.DecodeDetails[launchedTerminal](term.Details)
 	if td.Claim != event.ClaimExitStatusOnly || td.AgentReport == nil || td.AgentReport.ReportedBy != "claude-code" || td.AgentReport.Subtype != "success" || td.AgentSessions == nil {
 		t.Fatalf("process terminal details: %s", term.Details)
 	}
-	cd, _ := event.DecodeDetails[event.Created](created.Details)
+	cd, _ := event.DecodeDetails[launchedCreated](created.Details)
 	if cd.Agent == nil || cd.Agent.AddedAt != 1 || len(cd.Agent.AddedArgs) != 2 || slices.Contains([]string(cd.Command), "--settings") {
 		t.Fatalf("created details: %s", created.Details)
 	}
@@ -387,7 +389,7 @@ func sessionStates(evs []event.Event) (id string, states []string) {
 		id = ev.ChildID
 		if ev.Kind == event.KindStateChanged || ev.Kind == event.KindTerminal {
 			s := string(ev.State)
-			if d, _ := event.DecodeDetails[event.AgentEvent](ev.Details); d.WaitingFor != "" {
+			if d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details); d.WaitingFor != "" {
 				s += ":" + d.WaitingFor
 			}
 			states = append(states, s)
@@ -518,12 +520,12 @@ func TestAdoptInteractive(t *testing.T) {
 		case "lcwrap":
 			procLost = ev.State == event.StateLost
 		case "claude-code":
-			d, _ := event.DecodeDetails[event.AgentEvent](ev.Details)
-			sessLost = ev.State == event.StateLost && d.Claim == event.ClaimAgentProcessEnded && ev.Lineage.External
+			d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details)
+			sessLost = ev.State == event.StateLost && d.Claim == agent.ClaimAgentProcessEnded && ev.Lineage.External
 		}
 	}
 	if !procLost || !sessLost {
-		t.Fatalf("want the adopted process and its session lost (claim %s): %v %v", event.ClaimAgentProcessEnded, procLost, sessLost)
+		t.Fatalf("want the adopted process and its session lost (claim %s): %v %v", agent.ClaimAgentProcessEnded, procLost, sessLost)
 	}
 }
 
@@ -596,7 +598,7 @@ func TestUserSettingsFlag(t *testing.T) {
 		for _, ev := range w.events()[before:] {
 			session = session || ev.Source == "claude-code" && ev.Kind == event.KindTerminal
 			if ev.Source == "lcwrap" && ev.Kind == event.KindCreated {
-				d, _ := event.DecodeDetails[event.Created](ev.Details)
+				d, _ := event.DecodeDetails[launchedCreated](ev.Details)
 				if d.Agent == nil || d.Agent.MergedAt == 0 || len(d.Agent.AddedArgs) != 0 || !slices.Contains([]string(d.Command), value) {
 					t.Fatalf("%s: created details %s", form, ev.Details)
 				}
@@ -700,3 +702,16 @@ func TestWrapperKilled(t *testing.T) {
 		t.Fatalf("session %s is not lost after its wrapper was killed and reconcile ran:\n%s", id, errs)
 	}
 }
+
+// launchedCreated and launchedTerminal read a launched process's details:
+// lcwrap's members and the agent's.
+type (
+	launchedCreated struct {
+		event.Created
+		agent.CreatedMembers
+	}
+	launchedTerminal struct {
+		event.Terminal
+		agent.TerminalMembers
+	}
+)

@@ -80,7 +80,7 @@ func (d Driver) Prepare(ctx context.Context, l agent.Launch) (agent.Run, error) 
 	if a.Print && a.StreamJSON {
 		r.stream = NewStream(r.Tracker, !hooks)
 	}
-	added := &event.AgentLaunch{Agent: Source}
+	added := &agent.AgentLaunch{Agent: Source}
 	if hooks {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -186,11 +186,11 @@ func (r *run) Close() {
 func (r *run) Report(term *event.Terminal) {
 	r.Base.Report(term)
 	if r.stream != nil {
-		term.AgentReport = r.stream.Report()
+		event.SetPtr(&term.Extra, agent.KeyAgentReport, r.stream.Report())
 	}
 	r.rmu.Lock()
 	if len(r.rejected) > 0 {
-		term.HookRequestsRejected = event.IntMap(maps.Clone(r.rejected))
+		term.Extra.Set(agent.KeyHookRequestsRejected, agent.IntMap(maps.Clone(r.rejected)))
 	}
 	r.rmu.Unlock()
 }

@@ -81,13 +81,13 @@ func Normalize(raw []byte) agent.Outcome {
 	switch p.Event {
 	case "SessionStart":
 		o.Kind, o.Source = agent.SessionStarted, p.Source
-		o.Facts = event.Facts{Cwd: fact(p.Cwd), Model: fact(p.Model), Transcript: fact(p.Transcript), PermissionMode: fact(p.PermissionMode)}
+		o.Facts = agent.Facts{Cwd: fact(p.Cwd), Model: fact(p.Model), Transcript: fact(p.Transcript), PermissionMode: fact(p.PermissionMode)}
 	case "UserPromptSubmit":
 		o.Kind = agent.PromptSubmitted
 	case "PreToolUse", "PostToolUse", "PostToolUseFailure":
 		o.Kind = map[string]agent.Kind{"PreToolUse": agent.ToolStarted, "PostToolUse": agent.ToolEnded, "PostToolUseFailure": agent.ToolFailed}[p.Event]
 		o.Tool, o.Summary = cut(p.Tool, 64), Summary(p.Tool, p.ToolInput)
-		o.Facts = event.Facts{ToolUseID: fact(p.ToolUseID), Interrupted: p.IsInterrupt}
+		o.Facts = agent.Facts{ToolUseID: fact(p.ToolUseID), Interrupted: p.IsInterrupt}
 	case "PermissionRequest":
 		o.Kind, o.WaitingFor = agent.Waiting, event.WaitPermission
 		o.Tool, o.Summary = cut(p.Tool, 64), Summary(p.Tool, p.ToolInput)
@@ -104,7 +104,7 @@ func Normalize(raw []byte) agent.Outcome {
 		if o.Kind == agent.Waiting {
 			o.Summary = cut(p.Message, 120)
 		}
-		o.Facts = event.Facts{Notification: fact(cut(p.Notification, 40))}
+		o.Facts = agent.Facts{Notification: fact(cut(p.Notification, 40))}
 	case "Stop":
 		o.Kind = agent.TurnEnded
 		running := 0
@@ -114,7 +114,7 @@ func Normalize(raw []byte) agent.Outcome {
 			}
 		}
 		if running > 0 {
-			o.Facts = event.Facts{BackgroundTasksRunning: int64(running)}
+			o.Facts = agent.Facts{BackgroundTasksRunning: int64(running)}
 		}
 	case "StopFailure":
 		o.Kind, o.Reason = agent.ErrorReported, errorClass(p)
@@ -122,10 +122,10 @@ func Normalize(raw []byte) agent.Outcome {
 		o.Kind = agent.SubagentStarted
 	case "SubagentStop":
 		o.Kind = agent.SubagentStopped
-		o.Facts = event.Facts{Transcript: fact(p.AgentTranscrip)}
+		o.Facts = agent.Facts{Transcript: fact(p.AgentTranscrip)}
 	case "SessionEnd":
 		o.Kind, o.Reason = agent.SessionEnded, cut(p.Reason, 64)
-		o.Facts = event.Facts{Transcript: fact(p.Transcript)}
+		o.Facts = agent.Facts{Transcript: fact(p.Transcript)}
 	case "PreCompact":
 		o.Kind, o.Summary = agent.Note, "compacting the conversation"+paren(cut(p.Trigger, 20))
 	default:

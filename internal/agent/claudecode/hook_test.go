@@ -131,7 +131,7 @@ func TestRecordedInteractive(t *testing.T) {
 	for _, ev := range evs {
 		row := strings.Join(strings.Fields(string(ev.Kind)+" "+string(ev.State)+" "+ev.Activity), " ")
 		if ev.Kind == event.KindStateChanged && ev.State == event.StateWaiting {
-			d, _ := event.DecodeDetails[event.AgentEvent](ev.Details)
+			d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details)
 			row += " for " + d.WaitingFor
 		}
 		rows = append(rows, row)

@@ -124,7 +124,7 @@ func RegistryObservations(r *Registry, first bool) []agent.Observation {
 	if first {
 		obs = append(obs, agent.Observation{Kind: agent.Note, Session: r.SessionID, Native: native,
 			Summary: "adopted: Claude Code's pid registry names this session",
-			Facts:   event.Facts{Cwd: fact(r.Cwd), Version: fact(r.Version), Kind: fact(r.Kind), Registry: fact(r.Path)}})
+			Facts:   agent.Facts{Cwd: fact(r.Cwd), Version: fact(r.Version), Kind: fact(r.Kind), Registry: fact(r.Path)}})
 	}
 	o := agent.Observation{Session: r.SessionID, Native: native + " status " + cut(r.Status, 32)}
 	switch r.Status {

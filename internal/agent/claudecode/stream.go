@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
-	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // MaxStreamLine bounds one stream-json line; a longer one is skipped and
@@ -62,7 +61,7 @@ type streamLine struct {
 // end of a turn; otherwise nothing but the ignored or unrecognised
 // outcome of a line it cannot read), and, for a result message, the
 // agent's own report of its run. It never fails.
-func ParseStreamLine(line []byte, activity bool) (agent.Outcome, *event.AgentReport) {
+func ParseStreamLine(line []byte, activity bool) (agent.Outcome, *agent.AgentReport) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return agent.Outcome{}, nil
@@ -71,7 +70,7 @@ func ParseStreamLine(line []byte, activity bool) (agent.Outcome, *event.AgentRep
 	if !utf8.Valid(line) || json.Unmarshal(line, &m) != nil {
 		return agent.Unrecognize("", "(stream-json line that is not a JSON object)"), nil
 	}
-	var report *event.AgentReport
+	var report *agent.AgentReport
 	if m.Type == "result" {
 		report = resultReport(&m)
 	}
@@ -89,7 +88,7 @@ func ParseStreamLine(line []byte, activity bool) (agent.Outcome, *event.AgentRep
 	switch {
 	case m.Type == "system" && m.Subtype == "init":
 		o.Kind = agent.SessionStarted
-		o.Facts = event.Facts{Cwd: fact(m.Cwd), Model: fact(m.Model), PermissionMode: fact(m.PermissionMode)}
+		o.Facts = agent.Facts{Cwd: fact(m.Cwd), Model: fact(m.Model), PermissionMode: fact(m.PermissionMode)}
 	case m.Type == "system" && m.Subtype == "task_started" && m.TaskID != "":
 		o.Kind, o.Agent, o.AgentType = agent.SubagentStarted, m.TaskID, cut(m.SubagentType, 64)
 	case m.Type == "system" && m.Subtype == "task_notification" && m.TaskID != "":
@@ -119,8 +118,8 @@ func ParseStreamLine(line []byte, activity bool) (agent.Outcome, *event.AgentRep
 
 // resultReport is what a result message says about the run, in lcwrap's
 // words, attributed to Claude Code. The result text is never kept.
-func resultReport(m *streamLine) *event.AgentReport {
-	r := &event.AgentReport{ReportedBy: Source, Via: "stream-json result message",
+func resultReport(m *streamLine) *agent.AgentReport {
+	r := &agent.AgentReport{ReportedBy: Source, Via: "stream-json result message",
 		Subtype: cut(m.Subtype, 64), IsError: m.IsError, NumTurns: m.NumTurns,
 		DurationMs: m.DurationMs, DurationAPIMs: m.DurationAPIMs, TotalCostUSD: m.TotalCostUSD,
 		StopReason: cut(m.StopReason, 64), TerminalReason: cut(m.TerminalReason, 64), SessionID: cut(m.SessionID, 80)}
@@ -138,7 +137,7 @@ func resultReport(m *streamLine) *event.AgentReport {
 		r.PermissionDenials = &n
 	}
 	if u := m.Usage; u != nil {
-		r.Usage = &event.AgentUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation}
+		r.Usage = &agent.AgentUsage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation}
 	}
 	return r
 }
@@ -155,7 +154,7 @@ type Stream struct {
 	buf      []byte
 	skipping bool // inside a line longer than MaxStreamLine
 	started  bool // a system/init was passed on
-	report   *event.AgentReport
+	report   *agent.AgentReport
 	results  int64
 	skipped  int64
 }
@@ -238,13 +237,13 @@ func (s *Stream) Flush() {
 // Report returns the agent's own report from the last result message (nil
 // when none came and no line was skipped): for the terminal event,
 // attributed.
-func (s *Stream) Report() *event.AgentReport {
+func (s *Stream) Report() *agent.AgentReport {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.report == nil && s.skipped == 0 {
 		return nil
 	}
-	r := &event.AgentReport{ReportedBy: Source, Via: "stream-json"}
+	r := &agent.AgentReport{ReportedBy: Source, Via: "stream-json"}
 	if s.report != nil {
 		*r = *s.report
 		r.Results = s.results

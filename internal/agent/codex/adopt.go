@@ -30,7 +30,7 @@ func (Driver) Adopt(_ context.Context, req agent.AdoptRequest) (agent.Adoption, 
 	c := t.Child
 	f.OnProof = func(pr Proof) {
 		proof := pr.Typed()
-		c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: event.RolloutProven{
+		c.Emit(emit.Spec{Kind: event.KindDiagnostic, Details: RolloutProven{
 			Agent: Source, Proof: &proof,
 			Message: "this process's codex session is proven by the rollout file it (or a descendant serving no one else) holds open; the session is followed as a child of this one",
 		}})

@@ -193,7 +193,7 @@ func (r *ttyRun) Close() { r.f.Stop() }
 func (r *ttyRun) Report(term *event.Terminal) {
 	r.Base.Report(term)
 	rep := r.f.Report()
-	term.CodexRollout = &rep
+	event.SetPtr(&term.Extra, KeyCodexRollout, &rep)
 }
 
 // ownLine starts every event line lcwrap writes.
@@ -206,8 +206,8 @@ type execTap struct {
 	lines   *Lines
 
 	mu    sync.Mutex
-	turns int          // turn.completed and turn.failed seen
-	usage event.Counts // the last turn's usage, as codex reported it
+	turns int               // turn.completed and turn.failed seen
+	usage agent.NamedCounts // the last turn's usage, as codex reported it
 }
 
 func (t *execTap) Write(p []byte) (int, error) { return t.lines.Write(p) }
@@ -250,9 +250,9 @@ func (t *execTap) report(term *event.Terminal) {
 		return
 	}
 	turns := int64(t.turns)
-	r := &event.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
+	r := &agent.AgentReport{ReportedBy: Source, Via: "exec-json", NumTurns: &turns, SessionID: t.reader.Session()}
 	if t.usage != nil {
-		u := &event.AgentUsage{}
+		u := &agent.AgentUsage{}
 		for k, dst := range map[string]**int64{"input": &u.Input, "cacheRead": &u.CacheRead, "cacheCreation": &u.CacheCreation, "output": &u.Output} {
 			if n, ok := t.usage.Get(k); ok {
 				*dst = &n
@@ -260,7 +260,7 @@ func (t *execTap) report(term *event.Terminal) {
 		}
 		r.Usage = u
 	}
-	term.AgentReport = r
+	event.SetPtr(&term.Extra, agent.KeyAgentReport, r)
 }
 
 var _ agent.Driver = Driver{}

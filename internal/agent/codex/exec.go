@@ -79,12 +79,12 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 		// exec exits after its turn: no wait for the user follows.
 		obs.Kind, obs.Summary = agent.Note, "turn completed"
 		if u := usage(l.Usage); u != nil {
-			obs.Facts = report(event.Facts{Usage: u})
+			obs.Facts = report(agent.Facts{Usage: u})
 		}
 	case "turn.failed":
 		obs.Kind, obs.Reason = agent.ErrorReported, "turn.failed"
 		if l.Error != nil {
-			obs.Facts = report(event.Facts{Error: ptr(oneLine(l.Error.Message))})
+			obs.Facts = report(agent.Facts{Error: ptr(oneLine(l.Error.Message))})
 		}
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil {
@@ -98,7 +98,7 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 		obs.Summary = fmt.Sprintf("%d question(s)", len(l.Questions))
 	case "error":
 		obs.Kind, obs.Reason = agent.ErrorReported, "error"
-		obs.Facts = report(event.Facts{Error: ptr(oneLine(l.Message))})
+		obs.Facts = report(agent.Facts{Error: ptr(oneLine(l.Message))})
 	default:
 		return agent.Unrecognize(r.session, cutTag(l.Type))
 	}
@@ -121,7 +121,7 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 				obs.Kind = agent.ToolFailed
 			}
 		}
-		obs.Facts = event.Facts{Status: cutTag(it.Status)}
+		obs.Facts = agent.Facts{Status: cutTag(it.Status)}
 		return agent.Observe(obs)
 	}
 	switch it.Type {
@@ -163,7 +163,7 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 		obs.Summary = fmt.Sprintf("todo list: %d of %d done", n, len(it.Items))
 	case "error":
 		obs.Kind, obs.Reason, obs.Native = agent.ErrorReported, "item.error", native+":"+it.Type
-		obs.Facts = report(event.Facts{Error: ptr(oneLine(it.Message))})
+		obs.Facts = report(agent.Facts{Error: ptr(oneLine(it.Message))})
 	default:
 		return agent.Unrecognize(obs.Session, cutTag(native+":"+it.Type))
 	}
@@ -172,12 +172,12 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 
 // report is what codex said about itself: the Tracker records facts as
 // its report (details.reported), never as lcwrap's claim.
-func report(f event.Facts) event.Facts { return f }
+func report(f agent.Facts) agent.Facts { return f }
 
 func ptr[T any](v T) *T { return &v }
 
 // usageName is lcwrap's name for one of codex's token counts (those of
-// event.AgentUsage where they mean the same); ok is false for a count it
+// agent.AgentUsage where they mean the same); ok is false for a count it
 // does not know.
 func usageName(k string) (name string, ok bool) {
 	switch k {
@@ -199,12 +199,12 @@ func usageName(k string) (name string, ok bool) {
 // lcwrap's names; a count it does not know keeps its name without the
 // "_tokens" suffix. At most 16 counts are kept (codex's names read in
 // sorted order); two names that become one keep the later's count.
-func usage(raw json.RawMessage) event.Counts {
+func usage(raw json.RawMessage) agent.NamedCounts {
 	var m map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
 		return nil
 	}
-	var out event.Counts
+	var out agent.NamedCounts
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		var n int64
 		if json.Unmarshal(m[k], &n) != nil {

@@ -181,10 +181,10 @@ func refusalKind(err error) string {
 // Report says what the Follower proved or why it proved nothing, and
 // which of the tree's daemons outlived it, for the launched (or adopted)
 // process's terminal event. Call it after Stop.
-func (f *Follower) Report() event.CodexRollout {
+func (f *Follower) Report() CodexRollout {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var r event.CodexRollout
+	var r CodexRollout
 	switch {
 	case f.proof != nil:
 		r.Rollout = "followed"
@@ -201,7 +201,7 @@ func (f *Follower) Report() event.CodexRollout {
 		}
 	}
 	if len(f.refused) > 0 {
-		r.Refusals = event.IntMap(f.refused)
+		r.Refusals = agent.IntMap(f.refused)
 	}
 	pids := make([]int, 0, len(f.leaders))
 	for pid := range f.leaders {
@@ -213,7 +213,7 @@ func (f *Follower) Report() event.CodexRollout {
 		if event.CheckIdentity(event.System, d.id).Status != event.Alive {
 			continue
 		}
-		r.Daemons = append(r.Daemons, event.CodexDaemon{Process: d.id, Command: d.command, OwnSession: true,
+		r.Daemons = append(r.Daemons, CodexDaemon{Process: d.id, Command: d.command, OwnSession: true,
 			Note: "a descendant that runs in a session of its own (setsid) and outlived the launched process; lcwrap's leftover report, which looks at the launched process's group, does not include it"})
 	}
 	return r

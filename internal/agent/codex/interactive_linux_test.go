@@ -176,7 +176,7 @@ func TestRealInteractiveRollout(t *testing.T) {
 }
 
 // appServer reports whether daemons lists codex's app-server.
-func appServer(daemons []event.CodexDaemon) bool {
+func appServer(daemons []CodexDaemon) bool {
 	for _, d := range daemons {
 		if strings.Contains(d.Command, "app-server") && d.OwnSession {
 			return true

@@ -119,11 +119,11 @@ func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn
 }
 
 // terminalRollout decodes the launched process's codexRollout member.
-func terminalRollout(t *testing.T, evs []event.Event) event.CodexRollout {
+func terminalRollout(t *testing.T, evs []event.Event) CodexRollout {
 	t.Helper()
 	for _, ev := range evs {
 		if ev.Source == "lcwrap" && ev.Kind == event.KindTerminal {
-			d, ok := event.DecodeDetails[event.Terminal](ev.Details)
+			d, ok := event.DecodeDetails[TerminalMembers](ev.Details)
 			if !ok || d.CodexRollout == nil {
 				t.Fatalf("the terminal event has no codexRollout: %s", ev.Details)
 			}
@@ -131,7 +131,7 @@ func terminalRollout(t *testing.T, evs []event.Event) event.CodexRollout {
 		}
 	}
 	t.Fatalf("no terminal event")
-	return event.CodexRollout{}
+	return CodexRollout{}
 }
 
 // TestRealInteractiveUnderLcwrap: `lcwrap --pty -- codex` under tmux. The

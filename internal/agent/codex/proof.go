@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/lcwrap/lcwrap/internal/agent"
+
 	"github.com/lcwrap/lcwrap/internal/event"
 )
 
@@ -31,18 +33,18 @@ type Proof struct {
 }
 
 // Typed is the proof as the details shape lcwrap records.
-func (p Proof) Typed() event.RolloutProof {
-	return event.RolloutProof{
+func (p Proof) Typed() RolloutProof {
+	return RolloutProof{
 		Chain: p.Chain, Evidence: "open-file-descriptor", Holder: p.Holder, HolderExecutable: p.Executable,
 		OwnSession: p.OwnSession, Rollout: p.Path, ThreadID: p.ThreadID,
 	}
 }
 
 // Facts is the proof as facts of the session's created event.
-func (p Proof) Facts() *event.RolloutFacts {
-	return &event.RolloutFacts{
+func (p Proof) Facts() *agent.RolloutFacts {
+	return &agent.RolloutFacts{
 		Chain: append([]int{}, p.Chain...), Evidence: "open-file-descriptor",
-		Holder:     event.HolderFacts{PID: p.Holder.PID, StartTime: int64(p.Holder.StartTime)},
+		Holder:     agent.HolderFacts{PID: p.Holder.PID, StartTime: int64(p.Holder.StartTime)},
 		OwnSession: p.OwnSession, Rollout: p.Path, ThreadID: p.ThreadID,
 	}
 }

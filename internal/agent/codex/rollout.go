@@ -96,7 +96,7 @@ func (r *RolloutReader) Line(line []byte) agent.Outcome {
 		}
 		obs.Kind, obs.Source = agent.SessionStarted, str(p.Source)
 		r.exec = obs.Source == "exec"
-		obs.Facts = report(event.Facts{Originator: cutTag(str(p.Originator)), CLIVersion: cutTag(str(p.CLIVersion))})
+		obs.Facts = report(agent.Facts{Originator: cutTag(str(p.Originator)), CLIVersion: cutTag(str(p.CLIVersion))})
 	case "turn_context", "world_state", "token_usage_record":
 		return agent.Ignore(r.Thread, "session bookkeeping")
 	case "compacted":
@@ -148,7 +148,7 @@ func (r *RolloutReader) event(obs agent.Observation, p rolloutPayload) agent.Out
 		if r.exec {
 			obs.Kind, obs.Summary = agent.Note, "turn ended"
 		}
-		var facts event.Facts
+		var facts agent.Facts
 		var ms float64
 		if json.Unmarshal(p.DurationMs, &ms) == nil && ms >= 0 {
 			facts.DurationMs = ptr(int64(ms))
@@ -169,7 +169,7 @@ func (r *RolloutReader) event(obs agent.Observation, p rolloutPayload) agent.Out
 		return r.item(obs, p.Type == "item_completed", p.Item)
 	case "error", "stream_error", "warning":
 		obs.Kind, obs.Reason = agent.ErrorReported, p.Type
-		obs.Facts = report(event.Facts{Error: ptr(oneLine(str(p.Message)))})
+		obs.Facts = report(agent.Facts{Error: ptr(oneLine(str(p.Message)))})
 	case "token_count", "thread_settings_applied", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
 		"user_message", "agent_message_delta", "agent_reasoning_delta", "context_compacted", "thread_name_updated":
 		return agent.Ignore(r.Thread, "conversation or settings (not recorded)")
@@ -221,11 +221,11 @@ func toolEnd(code *int, status string) agent.Kind {
 	return agent.ToolEnded
 }
 
-func exitFacts(code *int) event.Facts {
+func exitFacts(code *int) agent.Facts {
 	if code == nil {
-		return event.Facts{}
+		return agent.Facts{}
 	}
-	return event.Facts{ExitCode: ptr(int64(*code))}
+	return agent.Facts{ExitCode: ptr(int64(*code))}
 }
 
 // commandText is a command given as a string or as an argv array; a

@@ -40,8 +40,8 @@ func TestPrepareRuns(t *testing.T) {
 		r.Close()
 		var term event.Terminal
 		r.Report(&term)
-		if term.AgentSessions != nil {
-			t.Errorf("%s: sessions without evidence: %+v", tc.argv, term.AgentSessions)
+		if sessions, ok := event.Get[agent.AgentSessions](term.Extra, agent.KeyAgentSessions); ok {
+			t.Errorf("%s: sessions without evidence: %+v", tc.argv, sessions)
 		}
 	}
 }

@@ -1,25 +1,41 @@
-package event
+package codex
 
-// The details shapes of the Codex source (package codex) that are
-// lcwrap's own findings, not codex's report: whether a session's rollout
-// file was proven to be the observed process's, and the daemons seen.
-// docs/agents-codex.md describes each member.
+import (
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/event"
+)
+
+// The details shapes of the Codex source that are lcwrap's own findings,
+// not codex's report: whether a session's rollout file was proven to be
+// the observed process's, and the daemons seen. docs/agents-codex.md
+// describes each member.
+
+// KeyCodexRollout is the key of the member the codex integration adds to
+// a launched process's terminal event (event.Terminal's Extra: a
+// CodexRollout); readers decode it with TerminalMembers.
+const KeyCodexRollout = "codexRollout"
+
+// TerminalMembers is the codex member of a launched process's terminal
+// event, as a reader decodes it (event.DecodeDetails).
+type TerminalMembers struct {
+	CodexRollout *CodexRollout `json:"codexRollout,omitempty"`
+}
 
 // RolloutProof is why lcwrap holds a rollout file to be one process
 // tree's session: the holder (the root, or a descendant reached through
 // Chain) has it open and serves no one outside the tree.
 type RolloutProof struct {
-	Chain            []int    `json:"chain"`
-	Evidence         string   `json:"evidence"`
-	Holder           Identity `json:"holder"`
-	HolderExecutable string   `json:"holderExecutable,omitempty"`
-	OwnSession       bool     `json:"ownSession"`
-	Rollout          string   `json:"rollout"`
-	ThreadID         string   `json:"threadId"`
+	Chain            []int          `json:"chain"`
+	Evidence         string         `json:"evidence"`
+	Holder           event.Identity `json:"holder"`
+	HolderExecutable string         `json:"holderExecutable,omitempty"`
+	OwnSession       bool           `json:"ownSession"`
+	Rollout          string         `json:"rollout"`
+	ThreadID         string         `json:"threadId"`
 }
 
-// AppendDetails implements Details.
-func (d RolloutProof) AppendDetails(o *Object) {
+// AppendDetails implements event.Details.
+func (d RolloutProof) AppendDetails(o *event.Object) {
 	o.Ints("chain", d.Chain)
 	o.String("evidence", d.Evidence)
 	o.Identity("holder", d.Holder)
@@ -32,14 +48,14 @@ func (d RolloutProof) AppendDetails(o *Object) {
 // CodexDaemon is a descendant of the observed process that led a session
 // of its own (setsid) and was still alive when that process ended.
 type CodexDaemon struct {
-	Command    string   `json:"command"`
-	Note       string   `json:"note"`
-	OwnSession bool     `json:"ownSession"`
-	Process    Identity `json:"process"`
+	Command    string         `json:"command"`
+	Note       string         `json:"note"`
+	OwnSession bool           `json:"ownSession"`
+	Process    event.Identity `json:"process"`
 }
 
-// AppendDetails implements Details.
-func (d CodexDaemon) AppendDetails(o *Object) {
+// AppendDetails implements event.Details.
+func (d CodexDaemon) AppendDetails(o *event.Object) {
 	o.String("command", d.Command)
 	o.String("note", d.Note)
 	o.Bool("ownSession", d.OwnSession)
@@ -56,24 +72,14 @@ type CodexRollout struct {
 	Note      string        `json:"note,omitempty"`
 	Proof     *RolloutProof `json:"proof,omitempty"`
 	ReadError string        `json:"readError,omitempty"`
-	Refusals  IntMap        `json:"refusals,omitempty"`
+	Refusals  agent.IntMap  `json:"refusals,omitempty"`
 	Rollout   string        `json:"rollout"`
 }
 
-// AppendDetails implements Details.
-func (d CodexRollout) AppendDetails(o *Object) {
+// AppendDetails implements event.Details.
+func (d CodexRollout) AppendDetails(o *event.Object) {
 	if len(d.Daemons) > 0 {
-		o.key("daemons")
-		o.b = append(o.b, '[')
-		for i, dm := range d.Daemons {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			sub := Object{b: append(o.b, '{')}
-			dm.AppendDetails(&sub)
-			o.b = append(sub.b, '}')
-		}
-		o.b = append(o.b, ']')
+		event.Objects(o, "daemons", d.Daemons)
 	}
 	o.OptString("lastCheck", d.LastCheck)
 	o.OptString("note", d.Note)
@@ -96,8 +102,8 @@ type RolloutProven struct {
 	Proof   *RolloutProof `json:"proof"`
 }
 
-// AppendDetails implements Details.
-func (d RolloutProven) AppendDetails(o *Object) {
+// AppendDetails implements event.Details.
+func (d RolloutProven) AppendDetails(o *event.Object) {
 	o.String("agent", d.Agent)
 	o.String("message", d.Message)
 	if d.Proof != nil {
