@@ -8,10 +8,13 @@ import (
 
 // jsonText redacts a JSON document in place: keys, punctuation, numbers
 // under keys that are not sensitive and the layout stay byte for byte;
-// string values go through Text; every scalar under a sensitive key (and
-// every scalar nested in a container under one) becomes "[REDACTED]".
-// The result is valid JSON with the same keys. ok is false when s is not
-// one JSON value (the caller redacts it as text).
+// string values go through Text, and a string given to a key named after
+// a provider is hidden when it has that provider's key shape; every scalar
+// under a sensitive key (and every scalar nested in a container under one)
+// becomes "[REDACTED]", except a number under a key written as words with
+// spaces (proseCountKey: "missing or wrong token": 2 is a count). The
+// result is valid JSON with the same keys. ok is false when s is not one
+// JSON value (the caller redacts it as text).
 func jsonText(s string) (out string, ok bool) {
 	if !json.Valid([]byte(s)) {
 		return "", false
@@ -19,7 +22,7 @@ func jsonText(s string) (out string, ok bool) {
 	var b strings.Builder
 	b.Grow(len(s))
 	w := jsonWalker{s: s, b: &b}
-	w.value(false)
+	w.value("", false, false)
 	if w.bad {
 		return "", false
 	}
@@ -72,8 +75,10 @@ func (w *jsonWalker) replace(from int, r string) {
 
 const markerJSON = `"` + Marker + `"`
 
-// value walks one value; hide says it lies under a sensitive key.
-func (w *jsonWalker) value(hide bool) {
+// value walks one value given to key ("" in an array at the top);
+// inherited says a container around it lies under a sensitive key, hide
+// that the value does (inherited, or its key is sensitive).
+func (w *jsonWalker) value(key string, inherited, hide bool) {
 	w.ws()
 	if w.i >= len(w.s) {
 		w.bad = true
@@ -88,7 +93,7 @@ func (w *jsonWalker) value(hide bool) {
 				w.i++
 				return
 			}
-			key, ok := w.str()
+			k, ok := w.str()
 			if !ok {
 				w.bad = true
 				return
@@ -99,7 +104,8 @@ func (w *jsonWalker) value(hide bool) {
 				return
 			}
 			w.i++
-			w.value(hide || SensitiveKey(key) && !countKey(key))
+			own := SensitiveKey(k) && !countKey(k)
+			w.value(k, hide, hide || own)
 			if w.bad {
 				return
 			}
@@ -115,7 +121,7 @@ func (w *jsonWalker) value(hide bool) {
 				w.i++
 				return
 			}
-			w.value(hide)
+			w.value(key, hide, hide)
 			if w.bad {
 				return
 			}
@@ -135,6 +141,8 @@ func (w *jsonWalker) value(hide bool) {
 			if v != Marker {
 				w.replace(from, markerJSON)
 			}
+		case key != "" && assignSecret(key, v):
+			w.replace(from, markerJSON)
 		default:
 			if r := Text(v); r != v {
 				w.replace(from, quoteJSON(r))
@@ -146,7 +154,7 @@ func (w *jsonWalker) value(hide bool) {
 		for w.i < len(w.s) && !strings.ContainsRune(",}] \t\n\r", rune(w.s[w.i])) {
 			w.i++
 		}
-		if lit := w.s[from:w.i]; hide && lit != "true" && lit != "false" && lit != "null" {
+		if lit := w.s[from:w.i]; hide && lit != "true" && lit != "false" && lit != "null" && (inherited || !proseCountKey(key)) {
 			w.replace(from, markerJSON)
 		}
 	}

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,26 +14,50 @@ const Marker = "[REDACTED]"
 // sensitiveParts are matched against a key with separators removed and
 // letters lowered ("X-Api-Key" -> "xapikey").
 var sensitiveParts = []string{
-	"password", "passwd", "passphrase", "secret", "token", "apikey",
+	"password", "passwd", "passphrase", "passcode", "secret", "token", "apikey",
 	"authorization", "authentication", "credential", "cookie",
 	"privatekey", "accesskey", "sessionkey", "bearer", "signature",
+	"accountkey", "clientkey", "masterkey", "signingkey", "encryptionkey", "licensekey",
 }
 
 // sensitiveWords must equal a whole word of the key ("basic-auth" but not
-// "author").
+// "author"; "sig" of an Azure SAS URL but not "signal").
 var sensitiveWords = map[string]bool{
 	"auth": true, "pwd": true, "pass": true, "pw": true, "oauth": true, "jwt": true,
+	"sig": true, "otp": true, "totp": true, "pat": true, "cred": true, "creds": true,
 }
+
+// indirectFirst and indirectLast are words that make a key name not a
+// secret but where one comes from or how it is handled: --password-stdin
+// and --ask-pass are switches, --password-file=PATH names a file,
+// token_type is "Bearer".
+var (
+	indirectFirst = map[string]bool{"no": true, "ask": true, "prompt": true, "with": true}
+	indirectLast  = map[string]bool{
+		"stdin": true, "file": true, "files": true, "path": true, "paths": true, "dir": true, "env": true,
+		"fd": true, "prompt": true, "helper": true, "cmd": true, "command": true, "url": true, "uri": true,
+		"endpoint": true, "name": true, "type": true, "policy": true, "mode": true, "method": true,
+		"store": true, "required": true, "ttl": true, "expiry": true, "expires": true, "expire": true,
+		"expiration": true, "source": true, "process": true, "format": true, "domain": true,
+		"length": true, "rotation": true,
+	}
+)
 
 // SensitiveKey reports whether a key or flag name ("--api-key",
 // "GITHUB_TOKEN", "clientSecret") names a value that must be hidden.
 // Counts are not secrets: a key naming tokens in the plural or ending in
 // a count word ("input_tokens", "max_tokens", "token_count",
 // "output_tokens_details") is not sensitive unless it also names a
-// password, secret, credential or key.
+// password, secret, credential or key; "refresh_tokens" names tokens, not
+// a count. A key naming where a secret comes from or how it is handled
+// ("--password-stdin", "--password-file", "--ask-pass", "token_type") is
+// not sensitive either: its value is a switch, a path or a name.
 func SensitiveKey(name string) bool {
 	ws := keyWords(name)
 	if len(ws) == 0 {
+		return false
+	}
+	if len(ws) > 1 && (indirectFirst[ws[0]] || indirectLast[ws[len(ws)-1]]) {
 		return false
 	}
 	var compact strings.Builder
@@ -58,13 +83,44 @@ func countKey(name string) bool { return countWords(keyWords(name)) }
 // countSuffixes end a key that names an amount ("token_count", "tokenLimit").
 var countSuffixes = map[string]bool{"count": true, "counts": true, "limit": true, "limits": true, "budget": true, "total": true, "usage": true, "len": true, "length": true, "size": true, "max": true, "min": true}
 
+// tokenKinds name kinds of credentials: "refresh_tokens" are tokens, where
+// "input_tokens" is a count.
+var tokenKinds = map[string]bool{
+	"refresh": true, "access": true, "api": true, "auth": true, "bearer": true, "session": true, "id": true,
+	"csrf": true, "xsrf": true, "oauth": true, "personal": true, "service": true, "client": true, "deploy": true,
+	"device": true, "bot": true, "app": true, "github": true, "gitlab": true, "npm": true, "slack": true,
+	"registration": true, "invite": true, "reset": true, "verification": true, "security": true, "push": true,
+	"jwt": true, "secret": true, "private": true, "user": true, "runner": true,
+}
+
 func countWords(ws []string) bool {
-	for _, w := range ws {
-		if w == "tokens" {
+	if len(ws) > 1 && countSuffixes[ws[len(ws)-1]] {
+		return true
+	}
+	for i, w := range ws {
+		if w == "tokens" && !(i > 0 && tokenKinds[ws[i-1]]) {
 			return true
 		}
 	}
-	return len(ws) > 1 && countSuffixes[ws[len(ws)-1]]
+	return false
+}
+
+// proseCountKey reports whether a number under a sensitive key is a count
+// all the same: the key is written for people, words with spaces between
+// them ("missing or wrong token", a reason a request was refused), and
+// names no password, passphrase, PIN or one-time code, which can be all
+// digits.
+func proseCountKey(name string) bool {
+	if !strings.Contains(name, " ") {
+		return false
+	}
+	for _, w := range keyWords(name) {
+		switch w {
+		case "password", "passwd", "passphrase", "passcode", "pass", "pwd", "pw", "pin", "otp", "totp":
+			return false
+		}
+	}
+	return true
 }
 
 // keyWords splits a key into lower-case words at separators and camelCase
@@ -96,69 +152,38 @@ func keyWords(name string) []string {
 	return ws
 }
 
-// patterns are compiled on first use: most text (a command such as
-// "make test") never gets past the trigger pre-filter, and a wrapper's
-// start-up time is its speed.
-type patterns struct {
-	scheme, formats, pem, url, kv, flag  *regexp.Regexp
-	userFlag, mysql, sshpass, prose, aws *regexp.Regexp
+// grammar holds the patterns of lcwrap's own grammar, compiled on first
+// use: most text (a command such as "make test") never wakes them, and a
+// wrapper's start-up time is its speed.
+type grammar struct {
+	scheme, url, kv, prose, netrc, netrcValue *regexp.Regexp
 }
 
-var compiled = sync.OnceValue(func() *patterns {
-	return &patterns{
+var compiledGrammar = sync.OnceValue(func() *grammar {
+	return &grammar{
 		// "Bearer abc", "Basic abc": keep the scheme, hide the credential.
 		scheme: regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{6,})`),
-		// Well-known key formats, anywhere in text.
-		formats: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{12,}` +
-			`|\bgh[pousr]_[A-Za-z0-9]{16,}` +
-			`|\bgithub_pat_[A-Za-z0-9_]{16,}` +
-			`|\bxox[abposr]-[A-Za-z0-9-]{8,}` +
-			`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
-			`|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
-		// PEM private key blocks, possibly cut off before their end line.
-		pem: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`),
-		// user:password@ in URLs, the user possibly empty (redis://:pw@host).
-		url: regexp.MustCompile(`(://[^/\s:@]*:)([^/\s@]+)(@)`),
-		// key=value, key: value, "key": "value" (the quote may be cut off).
-		kv: regexp.MustCompile(`("?)([A-Za-z_][A-Za-z0-9_.\-]*)("?\s*[=:]\s*)(` +
+		// user:password@ in URLs, the user possibly empty (redis://:pw@host);
+		// the password runs to the last @ before the host (p@ss is one).
+		url: regexp.MustCompile(`(://[^/\s:@]*:)([^/\s]+)(@)`),
+		// key=value, key: value, "key": "value", 'key' => 'value', key := value
+		// (the quote may be cut off).
+		kv: regexp.MustCompile(`(["']?)([A-Za-z_][A-Za-z0-9_.\-]*)(["']?\s*(?::=|=>|[=:])\s*)(` +
 			`\[REDACTED\]` +
 			`|"(?:[^"\\]|\\.)*"?` +
 			`|'[^']*'?` +
 			`|[^\s,;&"'}\]\){\[]+)`),
-		// --flag value: a sensitive flag followed by a separate value.
-		flag: regexp.MustCompile(`(^|\s)(--?[A-Za-z][A-Za-z0-9_-]*)(\s+)(\[REDACTED\]|"[^"]*"?|'[^']*'?|[^\s-]\S*)`),
-		// curl -u user:password, --user, --proxy-user.
-		userFlag: regexp.MustCompile(`(^|\s)(-u|-U|--user|--proxy-user)(\s+|=)(["']?[^\s:'"]*:)([^\s'"]+)`),
-		// mysql -pPASSWORD (the password glued to -p), in a mysql-family command.
-		mysql: regexp.MustCompile(`(?i)(\b(?:mysql|mariadb)[a-z-]*\b[^\n]*?\s-p)([^\s'"]\S*)`),
-		// sshpass -p PASSWORD.
-		sshpass: regexp.MustCompile(`(\bsshpass\b[^\n]*?\s-p)(\s*)([^\s'"]\S*)`),
 		// "the password is hunter2".
 		prose: regexp.MustCompile(`(?i)\b(password|passwd|passphrase|passcode|secret|api key|token)(\s+(?:is|was|will be)\s+)(["']?)([^\s"',;.]+)`),
+		// A .netrc entry: machine NAME (or default) and its members.
+		netrc:      regexp.MustCompile(`(?i)(?:^|\s)(?:machine\s+\S+|default)((?:\s+(?:login|account|port|password|passwd)\s+\S+)+)`),
+		netrcValue: regexp.MustCompile(`(?i)\b(password|passwd|account)(\s+)(\S+)`),
 	}
 })
 
 // headerKeys name header-style keys whose whole remaining line is the
 // secret.
 var headerKeys = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true, "set-cookie": true}
-
-// triggers is a cheap pre-filter: text containing none of these (lowered)
-// cannot match any pattern above.
-var triggers = []string{
-	"pass", "pwd", "pw", "secret", "token", "key", "auth", "cookie", "credential",
-	"bearer", "basic", "sk-", "gh", "xox", "akia", "asia", "eyj", "://", "private",
-	"signature", "session", "jwt", "-u", "--user", "mysql", "mariadb",
-}
-
-func mayContainSecret(s string) bool {
-	l := strings.ToLower(s)
-	for _, t := range triggers {
-		if strings.Contains(l, t) {
-			return true
-		}
-	}
-	return hasBase64Run(s, 40)
-}
 
 // hasBase64Run reports whether s holds a run of exactly n base64
 // characters (the shape of an AWS secret access key).
@@ -221,6 +246,28 @@ func looksRandom(s string) bool {
 	return up && low && dig
 }
 
+// credentialLike reports whether the word after "Bearer" or "Basic" looks
+// like a credential rather than prose ("Bearer tokens are", "basic
+// usage"): it holds a digit or a symbol, has an upper-case letter after
+// its first, or is long.
+func credentialLike(w string) bool {
+	if len(w) >= 24 {
+		return true
+	}
+	var up, low bool
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9', c == '.', c == '_', c == '~', c == '+', c == '/', c == '=', c == '-':
+			return true
+		case c >= 'A' && c <= 'Z':
+			up = up || i > 0
+		default:
+			low = true
+		}
+	}
+	return up && low
+}
+
 // proseStop are words that follow "password is" without being one.
 var proseStop = map[string]bool{
 	"required": true, "incorrect": true, "invalid": true, "wrong": true, "missing": true, "empty": true,
@@ -229,6 +276,12 @@ var proseStop = map[string]bool{
 	"stored": true, "hidden": true, "changed": true, "valid": true, "weak": true, "strong": true,
 	"reset": true, "ok": true, "mandatory": true, "provided": true, "configured": true, "redacted": true,
 	"in": true, "from": true, "at": true, "only": true, "also": true, "never": true, "always": true,
+	"revoked": true, "rotated": true, "refreshed": true, "generated": true, "created": true, "deleted": true,
+	"sent": true, "saved": true, "used": true, "updated": true, "accepted": true, "rejected": true,
+	"verified": true, "encrypted": true, "hashed": true, "masked": true, "shown": true, "printed": true,
+	"logged": true, "cached": true, "present": true, "absent": true, "unknown": true, "null": true,
+	"none": true, "blank": true, "short": true, "long": true, "known": true, "this": true, "that": true,
+	"your": true, "my": true, "its": true, "their": true, "our": true, "no": true, "same": true,
 }
 
 // Text redacts secrets in free text (a log line, an activity message, a
@@ -236,7 +289,11 @@ var proseStop = map[string]bool{
 // is redacted in place (see jsonText): the result is still valid JSON with
 // the same keys, and counts survive.
 func Text(s string) string {
-	if s == "" || !mayContainSecret(s) {
+	if s == "" {
+		return s
+	}
+	h, keyRun := scan(s)
+	if h.empty() && !keyRun {
 		return s
 	}
 	if t := strings.TrimLeft(s, " \t\r\n"); t != "" && (t[0] == '{' || t[0] == '[') {
@@ -244,53 +301,131 @@ func Text(s string) string {
 			return out
 		}
 	}
-	re := compiled()
-	s = re.pem.ReplaceAllString(s, Marker)
-	s = re.scheme.ReplaceAllString(s, "${1}${2}"+Marker)
-	s = re.formats.ReplaceAllString(s, Marker)
-	s = re.url.ReplaceAllString(s, "${1}"+Marker+"${3}")
-	s = replaceSubmatches(re.userFlag, s, func(sub []string) string {
-		if sub[5] == Marker {
-			return sub[0]
-		}
-		return sub[1] + sub[2] + sub[3] + sub[4] + Marker
-	})
-	s = replaceSubmatches(re.mysql, s, func(sub []string) string {
-		if sub[2] == Marker {
-			return sub[0]
-		}
-		return sub[1] + Marker
-	})
-	s = replaceSubmatches(re.sshpass, s, func(sub []string) string {
-		if sub[3] == Marker {
-			return sub[0]
-		}
-		return sub[1] + sub[2] + Marker
-	})
-	s = replaceSubmatches(re.prose, s, func(sub []string) string {
-		if sub[4] == "[REDACTED]" || strings.HasPrefix(sub[4], "[REDACTED") || proseStop[strings.ToLower(sub[4])] {
-			return sub[0]
-		}
-		return sub[1] + sub[2] + sub[3] + Marker
-	})
-	if hasBase64Run(s, 40) {
+	return text(s, &h, keyRun)
+}
+
+// text redacts s, whose scan found h and keyRun.
+func text(s string, h *hits, keyRun bool) string {
+	s = applyTokens(s, h)
+	kv, tools := h.has(ruleKeyValue), h.has(ruleToolFlags)
+	var g *grammar
+	if kv || h.has(ruleURLUserinfo) {
+		g = compiledGrammar()
+	}
+	if kv {
+		s = replaceSubmatches(g.scheme, s, func(sub []string) string {
+			if sub[3] == Marker || !credentialLike(sub[3]) {
+				return sub[0]
+			}
+			return sub[1] + sub[2] + Marker
+		})
+	}
+	if h.has(ruleURLUserinfo) {
+		s = replaceSubmatches(g.url, s, func(sub []string) string {
+			if sub[2] == Marker {
+				return sub[0]
+			}
+			return sub[1] + Marker + sub[3]
+		})
+	}
+	if kv || tools {
+		s = textCommandSecrets(s, tools)
+	}
+	if kv {
+		s = replaceSubmatches(g.prose, s, func(sub []string) string {
+			if strings.HasPrefix(sub[4], "[REDACTED") || proseStop[strings.ToLower(sub[4])] {
+				return sub[0]
+			}
+			return sub[1] + sub[2] + sub[3] + Marker
+		})
+	}
+	if keyRun {
 		s = replaceKeyRuns(s)
 	}
-	s = replaceHeaders(s)
-	s = replaceSubmatches(re.kv, s, func(sub []string) string {
-		key, val := sub[2], sub[4]
-		if !SensitiveKey(key) || val == Marker {
-			return sub[0]
+	if kv {
+		s = replaceHeaders(s)
+		s = replaceKeyValues(g.kv, s)
+		if h.has(ruleNetrc) {
+			s = replaceNetrc(g, s)
 		}
-		return sub[1] + key + sub[3] + quoteLike(val)
-	})
-	s = replaceSubmatches(re.flag, s, func(sub []string) string {
-		if !SensitiveKey(sub[2]) || sub[4] == Marker {
-			return sub[0]
-		}
-		return sub[1] + sub[2] + sub[3] + quoteLike(sub[4])
-	})
+	}
 	return s
+}
+
+// replaceKeyValues hides the value of every key=value pair whose key is
+// sensitive, or names a provider with a value of its key's shape. A pair
+// whose key is neither is read again from its value on, so that a pair
+// inside a value is found (--from-literal=password=X,
+// --set-string=db.password=X).
+func replaceKeyValues(re *regexp.Regexp, s string) string {
+	var b strings.Builder
+	last, pos := 0, 0
+	for pos < len(s) {
+		loc := re.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		key := s[pos+loc[4] : pos+loc[5]]
+		vFrom, vTo := pos+loc[8], pos+loc[9]
+		val := s[vFrom:vTo]
+		hide := val != Marker && (SensitiveKey(key) || assignSecret(key, unquote(val)))
+		if !hide {
+			pos = vFrom
+			if vFrom == pos+loc[0] {
+				pos++
+			}
+			continue
+		}
+		b.WriteString(s[last:vFrom])
+		b.WriteString(quoteLike(val))
+		last, pos = vTo, vTo
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func unquote(v string) string {
+	if len(v) > 0 && (v[0] == '"' || v[0] == '\'') {
+		v = v[1:]
+		if len(v) > 0 && (v[len(v)-1] == '"' || v[len(v)-1] == '\'') {
+			v = v[:len(v)-1]
+		}
+	}
+	return v
+}
+
+// replaceNetrc hides the passwords of .netrc entries (machine HOST login
+// USER password SECRET, on one line or several); an entry names a login.
+func replaceNetrc(g *grammar, s string) string {
+	all := g.netrc.FindAllStringSubmatchIndex(s, -1)
+	if all == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range all {
+		from, to := loc[2], loc[3]
+		members := s[from:to]
+		if !strings.Contains(strings.ToLower(members), "login") {
+			continue
+		}
+		b.WriteString(s[last:from])
+		b.WriteString(replaceSubmatches(g.netrcValue, members, func(sub []string) string {
+			if sub[3] == Marker {
+				return sub[0]
+			}
+			return sub[1] + sub[2] + Marker
+		}))
+		last = to
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // replaceSubmatches is ReplaceAllStringFunc with the submatches at hand,
@@ -328,14 +463,23 @@ func replaceHeaders(s string) string {
 		body, nl := strings.CutSuffix(line, "\n")
 		if k, _, ok := strings.Cut(body, ":"); ok {
 			key := strings.ToLower(strings.TrimSpace(strings.Trim(strings.TrimSpace(k), `"`)))
-			if i := strings.LastIndexAny(key, " \t\""); i >= 0 {
+			if i := strings.LastIndexAny(key, " \t\"'"); i >= 0 {
 				key = key[i+1:]
 			}
 			if headerKeys[key] {
 				idx := strings.Index(body, ":")
-				rest := strings.TrimSpace(body[idx+1:])
+				end := len(body)
+				// A quoted header (curl -H 'Authorization: X') ends at its quote.
+				if kt := strings.TrimRight(k, " \t"); len(kt) > len(key) {
+					if q := kt[len(kt)-len(key)-1]; q == '\'' || q == '"' {
+						if j := strings.IndexByte(body[idx+1:], q); j >= 0 {
+							end = idx + 1 + j
+						}
+					}
+				}
+				rest := strings.TrimSpace(body[idx+1 : end])
 				if rest != Marker && rest != "" {
-					body = body[:idx+1] + " " + Marker
+					body = body[:idx+1] + " " + Marker + body[end:]
 					changed = true
 				}
 			}
@@ -362,80 +506,51 @@ func quoteLike(v string) string {
 	return Marker
 }
 
-// Argv redacts a command line: the value of a sensitive flag, given as
-// --flag=value or as the next argument, and any secret inside an argument.
+// Argv redacts a command line: the value of a sensitive option, given as
+// --flag=value or as the next argument; the password options of the tools
+// in tools.txt (redis-cli -a X, mysql -pX, curl -u user:X, sqlplus
+// user/X@db, htpasswd -b file user X); and any secret inside an argument.
 // The result has the same length as args.
 func Argv(args []string) []string {
 	out := make([]string, len(args))
-	hideNext, userNext := false, false
-	var tool string // a mysql-family command or sshpass seen so far
+	hs := make([]hits, len(args))
+	runs := make([]bool, len(args))
+	var all hits
 	for i, a := range args {
-		if hideNext {
-			hideNext = false
-			out[i] = Marker
+		hs[i], runs[i] = scan(a)
+		all.or(&hs[i])
+	}
+	var spans []span
+	if all.has(ruleKeyValue) || all.has(ruleToolFlags) {
+		spans = commandSecrets(args, all.has(ruleToolFlags))
+	}
+	for i, a := range args {
+		if len(spans) > 0 && spans[0].word == i {
+			sp := spans[0]
+			spans = spans[1:]
+			to := len(a)
+			if sp.to >= 0 {
+				to = sp.to
+			}
+			out[i] = a[:sp.from] + Marker + a[to:]
 			continue
 		}
-		if userNext {
-			userNext = false
-			if u, _, ok := strings.Cut(a, ":"); ok && !strings.HasPrefix(a, "-") {
-				out[i] = u + ":" + Marker
-				continue
-			}
+		switch {
+		case hs[i].empty() && !runs[i]:
+			out[i] = a
+		default:
+			out[i] = Text(a)
 		}
-		if t := passwordTool(a); t != "" {
-			tool = t
-		}
-		if len(a) > 1 && a[0] == '-' {
-			name, _, hasValue := strings.Cut(a, "=")
-			switch {
-			case tool == "sshpass" && a == "-p":
-				if i+1 < len(args) {
-					hideNext = true
-				}
-				out[i] = a
-				continue
-			case tool != "" && strings.HasPrefix(a, "-p") && len(a) > 2 && !strings.HasPrefix(a, "--") && a[2:] != Marker:
-				out[i] = "-p" + Marker // mysql -pPASSWORD, sshpass -pPASSWORD
-				continue
-			case name == "-u" || name == "-U" || name == "--user" || name == "--proxy-user":
-				if hasValue {
-					out[i] = Text(a)
-				} else {
-					out[i], userNext = a, true
-				}
-				continue
-			case SensitiveKey(name):
-				if hasValue {
-					out[i] = name + "=" + Marker
-					continue
-				}
-				if i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
-					hideNext = true
-				}
-				out[i] = a
-				continue
-			}
-		}
-		out[i] = Text(a)
 	}
 	return out
 }
 
-// passwordTool names commands whose -p option takes a password.
-func passwordTool(arg string) string {
-	base := arg[strings.LastIndexByte(arg, '/')+1:]
-	switch {
-	case base == "sshpass":
-		return "sshpass"
-	case strings.HasPrefix(base, "mysql"), strings.HasPrefix(base, "mariadb"):
-		return "mysql"
-	}
-	return ""
-}
-
 // Value redacts a decoded JSON value (as produced by encoding/json into
 // any): values under sensitive keys become the marker, strings pass through
-// Text. Maps and slices are copied, never modified in place.
+// Text, a string given to a key named after a provider is hidden when it
+// has that provider's key shape. A number under a key written as words
+// with spaces ("missing or wrong token") is a count and stays (see
+// proseCountKey). Maps and slices are copied, never modified in place.
 func Value(v any) any {
 	switch t := v.(type) {
 	case string:
@@ -447,9 +562,19 @@ func Value(v any) any {
 				switch val.(type) {
 				case nil, bool:
 					m[k] = val
+				case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, json.Number:
+					if proseCountKey(k) {
+						m[k] = val
+					} else {
+						m[k] = Marker
+					}
 				default:
 					m[k] = Marker
 				}
+				continue
+			}
+			if s, ok := val.(string); ok && assignSecret(k, s) {
+				m[k] = Marker
 				continue
 			}
 			m[k] = Value(val)
