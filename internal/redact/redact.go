@@ -156,7 +156,7 @@ func keyWords(name string) []string {
 // use: most text (a command such as "make test") never wakes them, and a
 // wrapper's start-up time is its speed.
 type grammar struct {
-	scheme, url, kv, prose, netrc, netrcValue *regexp.Regexp
+	scheme, url, kvKey, kvValue, prose, netrc, netrcValue *regexp.Regexp
 }
 
 var compiledGrammar = sync.OnceValue(func() *grammar {
@@ -168,8 +168,8 @@ var compiledGrammar = sync.OnceValue(func() *grammar {
 		url: regexp.MustCompile(`(://[^/\s:@]*:)([^/\s]+)(@)`),
 		// key=value, key: value, "key": "value", 'key' => 'value', key := value
 		// (the quote may be cut off).
-		kv: regexp.MustCompile(`(["']?)([A-Za-z_][A-Za-z0-9_.\-]*)(["']?\s*(?::=|=>|[=:])\s*)(` +
-			`\[REDACTED\]` +
+		kvKey: regexp.MustCompile(`(["']?)([A-Za-z_][A-Za-z0-9_.\-]*)(["']?\s*(?::=|=>|[=:])\s*)`),
+		kvValue: regexp.MustCompile(`^(?:\[REDACTED\]` +
 			`|"(?:[^"\\]|\\.)*"?` +
 			`|'[^']*'?` +
 			`|[^\s,;&"'}\]\){\[]+)`),
@@ -296,12 +296,18 @@ func Text(s string) string {
 	if h.empty() && !keyRun {
 		return s
 	}
+	return textOrJSON(s, &h, keyRun)
+}
+
+// textOrJSON redacts s, which the rules in h apply to, as JSON when it is
+// one JSON value and as text otherwise.
+func textOrJSON(s string, h *hits, keyRun bool) string {
 	if t := strings.TrimLeft(s, " \t\r\n"); t != "" && (t[0] == '{' || t[0] == '[') {
 		if out, ok := jsonText(s); ok {
 			return out
 		}
 	}
-	return text(s, &h, keyRun)
+	return text(s, h, keyRun)
 }
 
 // text redacts s, whose scan found h and keyRun.
@@ -344,7 +350,7 @@ func text(s string, h *hits, keyRun bool) string {
 	}
 	if kv {
 		s = replaceHeaders(s)
-		s = replaceKeyValues(g.kv, s)
+		s = replaceKeyValues(g, s)
 		if h.has(ruleNetrc) {
 			s = replaceNetrc(g, s)
 		}
@@ -354,26 +360,32 @@ func text(s string, h *hits, keyRun bool) string {
 
 // replaceKeyValues hides the value of every key=value pair whose key is
 // sensitive, or names a provider with a value of its key's shape. A pair
-// whose key is neither is read again from its value on, so that a pair
-// inside a value is found (--from-literal=password=X,
-// --set-string=db.password=X).
-func replaceKeyValues(re *regexp.Regexp, s string) string {
+// whose key is neither is read on from its value, so that a pair inside a
+// value is found (--from-literal=password=X, --set-string=db.password=X).
+// Values are matched only after a key that hides them, so the text is read
+// once: a long run of a=a=a=... costs no more than its length.
+func replaceKeyValues(g *grammar, s string) string {
 	var b strings.Builder
 	last, pos := 0, 0
 	for pos < len(s) {
-		loc := re.FindStringSubmatchIndex(s[pos:])
+		loc := g.kvKey.FindStringSubmatchIndex(s[pos:])
 		if loc == nil {
 			break
 		}
 		key := s[pos+loc[4] : pos+loc[5]]
-		vFrom, vTo := pos+loc[8], pos+loc[9]
+		vFrom := pos + loc[1]
+		pos = vFrom
+		sensitive := SensitiveKey(key)
+		if !sensitive && !mayAssign(key) {
+			continue
+		}
+		v := g.kvValue.FindStringIndex(s[vFrom:])
+		if v == nil {
+			continue
+		}
+		vTo := vFrom + v[1]
 		val := s[vFrom:vTo]
-		hide := val != Marker && (SensitiveKey(key) || assignSecret(key, unquote(val)))
-		if !hide {
-			pos = vFrom
-			if vFrom == pos+loc[0] {
-				pos++
-			}
+		if val == Marker || !sensitive && !assignSecret(key, unquote(val)) {
 			continue
 		}
 		b.WriteString(s[last:vFrom])
@@ -509,7 +521,8 @@ func quoteLike(v string) string {
 // Argv redacts a command line: the value of a sensitive option, given as
 // --flag=value or as the next argument; the password options of the tools
 // in tools.txt (redis-cli -a X, mysql -pX, curl -u user:X, sqlplus
-// user/X@db, htpasswd -b file user X); and any secret inside an argument.
+// user/X@db, htpasswd -b file user X); and any secret inside an argument
+// (a keyword in one argument wakes its rules for all of them).
 // The result has the same length as args.
 func Argv(args []string) []string {
 	out := make([]string, len(args))
@@ -536,10 +549,13 @@ func Argv(args []string) []string {
 			continue
 		}
 		switch {
-		case hs[i].empty() && !runs[i]:
+		case all.empty() && !runs[i]:
 			out[i] = a
 		default:
-			out[i] = Text(a)
+			// The rules that any argument woke apply to every argument:
+			// a keyword may stand in one argument and its key in the next
+			// (gitleaks' facebook rule).
+			out[i] = textOrJSON(a, &all, runs[i])
 		}
 	}
 	return out

@@ -214,12 +214,30 @@ func assignSecret(key, value string) bool {
 	h, _ := scan(key)
 	found := false
 	h.each(assignRule, func(r int) {
-		if found || !rules[r].nameOnly && !saysSecret(key) {
+		if found || !rules[r].nameOnly && !saysSecret(withoutNames(key, rules[r].names)) {
 			return
 		}
 		found = ruleRE(r).MatchString(value) && entropy(value) >= rules[r].entropy
 	})
 	return found
+}
+
+// mayAssign reports whether a key holds the name of an assign rule.
+func mayAssign(key string) bool {
+	h, _ := scan(key)
+	found := false
+	h.each(assignRule, func(int) { found = true })
+	return found
+}
+
+// withoutNames is key, lower case, without a rule's names: the word that
+// says a secret must not be part of the name (privateai).
+func withoutNames(key string, names []string) string {
+	k := strings.ToLower(key)
+	for _, n := range names {
+		k = strings.ReplaceAll(k, n, " ")
+	}
+	return k
 }
 
 func saysSecret(key string) bool {
