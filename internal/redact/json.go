@@ -11,9 +11,7 @@ import (
 // string values go through Text, and a string given to a key named after
 // a provider is hidden when it has that provider's key shape; every scalar
 // under a sensitive key (and every scalar nested in a container under one)
-// becomes "[REDACTED]", except a number under a key written as words with
-// spaces (proseCountKey: "missing or wrong token": 2 is a count). The
-// result is valid JSON with the same keys. ok is false when s is not one
+// becomes "[REDACTED]". The result is valid JSON with the same keys. ok is false when s is not one
 // JSON value (the caller redacts it as text).
 func jsonText(s string) (out string, ok bool) {
 	if !json.Valid([]byte(s)) {
@@ -22,7 +20,7 @@ func jsonText(s string) (out string, ok bool) {
 	var b strings.Builder
 	b.Grow(len(s))
 	w := jsonWalker{s: s, b: &b}
-	w.value("", false, false)
+	w.value("", false)
 	if w.bad {
 		return "", false
 	}
@@ -75,10 +73,9 @@ func (w *jsonWalker) replace(from int, r string) {
 
 const markerJSON = `"` + Marker + `"`
 
-// value walks one value given to key ("" in an array at the top);
-// inherited says a container around it lies under a sensitive key, hide
-// that the value does (inherited, or its key is sensitive).
-func (w *jsonWalker) value(key string, inherited, hide bool) {
+// value walks one value given to key ("" at the top); hide says it lies
+// under a sensitive key.
+func (w *jsonWalker) value(key string, hide bool) {
 	w.ws()
 	if w.i >= len(w.s) {
 		w.bad = true
@@ -104,8 +101,7 @@ func (w *jsonWalker) value(key string, inherited, hide bool) {
 				return
 			}
 			w.i++
-			own := SensitiveKey(k) && !countKey(k)
-			w.value(k, hide, hide || own)
+			w.value(k, hide || SensitiveKey(k) && !countKey(k))
 			if w.bad {
 				return
 			}
@@ -121,7 +117,7 @@ func (w *jsonWalker) value(key string, inherited, hide bool) {
 				w.i++
 				return
 			}
-			w.value(key, hide, hide)
+			w.value(key, hide)
 			if w.bad {
 				return
 			}
@@ -154,7 +150,7 @@ func (w *jsonWalker) value(key string, inherited, hide bool) {
 		for w.i < len(w.s) && !strings.ContainsRune(",}] \t\n\r", rune(w.s[w.i])) {
 			w.i++
 		}
-		if lit := w.s[from:w.i]; hide && lit != "true" && lit != "false" && lit != "null" && (inherited || !proseCountKey(key)) {
+		if lit := w.s[from:w.i]; hide && lit != "true" && lit != "false" && lit != "null" {
 			w.replace(from, markerJSON)
 		}
 	}

@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"sync"
@@ -49,7 +48,10 @@ var (
 // a count word ("input_tokens", "max_tokens", "token_count",
 // "output_tokens_details") is not sensitive unless it also names a
 // password, secret, credential or key; "refresh_tokens" names tokens, not
-// a count. A key naming where a secret comes from or how it is handled
+// a count. A key written as words with spaces is a label for people (a
+// reason, a heading: the hook server's "missing or wrong token"
+// rejections) and is read the same way: "token" in it is not sensitive
+// unless a kind of token precedes it ("refresh token"). A key naming where a secret comes from or how it is handled
 // ("--password-stdin", "--password-file", "--ask-pass", "token_type") is
 // not sensitive either: its value is a switch, a path or a name.
 func SensitiveKey(name string) bool {
@@ -68,7 +70,7 @@ func SensitiveKey(name string) bool {
 		compact.WriteString(w)
 	}
 	c := compact.String()
-	count := countWords(ws)
+	count := countWords(ws) || proseLabel(name, ws)
 	for _, p := range sensitiveParts {
 		if strings.Contains(c, p) && !(count && (p == "token" || p == "bearer" || p == "signature")) {
 			return true
@@ -105,18 +107,15 @@ func countWords(ws []string) bool {
 	return false
 }
 
-// proseCountKey reports whether a number under a sensitive key is a count
-// all the same: the key is written for people, words with spaces between
-// them ("missing or wrong token", a reason a request was refused), and
-// names no password, passphrase, PIN or one-time code, which can be all
-// digits.
-func proseCountKey(name string) bool {
+// proseLabel reports whether a key is a label written for people, words
+// with spaces between them, that names no kind of token ("missing or wrong
+// token" is a reason; "refresh token" names one).
+func proseLabel(name string, ws []string) bool {
 	if !strings.Contains(name, " ") {
 		return false
 	}
-	for _, w := range keyWords(name) {
-		switch w {
-		case "password", "passwd", "passphrase", "passcode", "pass", "pwd", "pw", "pin", "otp", "totp":
+	for i, w := range ws {
+		if (w == "token" || w == "tokens") && i > 0 && tokenKinds[ws[i-1]] {
 			return false
 		}
 	}
@@ -246,26 +245,37 @@ func looksRandom(s string) bool {
 	return up && low && dig
 }
 
-// credentialLike reports whether the word after "Bearer" or "Basic" looks
-// like a credential rather than prose ("Bearer tokens are", "basic
-// usage"): it holds a digit or a symbol, has an upper-case letter after
-// its first, or is long.
-func credentialLike(w string) bool {
-	if len(w) >= 24 {
+// schemeProse are words that follow "Bearer" or "Basic" in prose
+// ("Bearer tokens are", "Basic authentication").
+var schemeProse = map[string]bool{
+	"token": true, "tokens": true, "auth": true, "authentication": true, "authorization": true, "scheme": true,
+	"schemes": true, "header": true, "headers": true, "credential": true, "credentials": true, "usage": true,
+	"access": true, "support": true, "supported": true, "example": true, "examples": true, "setup": true,
+	"format": true, "string": true, "strings": true, "value": true, "values": true, "prefix": true,
+	"type": true, "types": true, "flow": true, "flows": true, "config": true, "configuration": true,
+	"version": true, "level": true, "plan": true, "mode": true, "method": true, "methods": true,
+}
+
+// proseAfterScheme reports whether the word after "Bearer" or "Basic" is
+// prose rather than a credential: a word of schemeProse, or, after
+// "Basic", a word that does not look like base64 of user:password (no
+// digit, symbol or upper-case letter after the first).
+func proseAfterScheme(scheme, w string) bool {
+	if schemeProse[strings.ToLower(w)] {
 		return true
 	}
-	var up, low bool
+	if !strings.EqualFold(scheme, "basic") || len(w) >= 24 {
+		return false
+	}
 	for i := 0; i < len(w); i++ {
 		switch c := w[i]; {
-		case c >= '0' && c <= '9', c == '.', c == '_', c == '~', c == '+', c == '/', c == '=', c == '-':
-			return true
-		case c >= 'A' && c <= 'Z':
-			up = up || i > 0
-		default:
-			low = true
+		case c >= '0' && c <= '9', c == '+', c == '/', c == '=', c == '.', c == '_', c == '~', c == '-':
+			return false
+		case c >= 'A' && c <= 'Z' && i > 0:
+			return false
 		}
 	}
-	return up && low
+	return true
 }
 
 // proseStop are words that follow "password is" without being one.
@@ -320,7 +330,7 @@ func text(s string, h *hits, keyRun bool) string {
 	}
 	if kv {
 		s = replaceSubmatches(g.scheme, s, func(sub []string) string {
-			if sub[3] == Marker || !credentialLike(sub[3]) {
+			if sub[3] == Marker || proseAfterScheme(sub[1], sub[3]) {
 				return sub[0]
 			}
 			return sub[1] + sub[2] + Marker
@@ -564,9 +574,7 @@ func Argv(args []string) []string {
 // Value redacts a decoded JSON value (as produced by encoding/json into
 // any): values under sensitive keys become the marker, strings pass through
 // Text, a string given to a key named after a provider is hidden when it
-// has that provider's key shape. A number under a key written as words
-// with spaces ("missing or wrong token") is a count and stays (see
-// proseCountKey). Maps and slices are copied, never modified in place.
+// has that provider's key shape. Maps and slices are copied, never modified in place.
 func Value(v any) any {
 	switch t := v.(type) {
 	case string:
@@ -578,12 +586,6 @@ func Value(v any) any {
 				switch val.(type) {
 				case nil, bool:
 					m[k] = val
-				case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, json.Number:
-					if proseCountKey(k) {
-						m[k] = val
-					} else {
-						m[k] = Marker
-					}
 				default:
 					m[k] = Marker
 				}

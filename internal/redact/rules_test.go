@@ -237,7 +237,8 @@ func TestSensitiveKeysWakeTheGrammar(t *testing.T) {
 	keys := []string{"password", "--passwd", "passphrase", "PASSCODE", "client_secret", "GITHUB_TOKEN", "X-Api-Key",
 		"Authorization", "authentication", "credentials", "Set-Cookie", "private_key", "AccessKey", "session_key",
 		"bearer", "signature", "accountKey", "client_key", "masterKey", "signingKey", "encryption_key", "license_key",
-		"auth", "pwd", "pass", "pw", "oauth", "jwt", "sig", "otp", "totp", "pat", "cred", "creds", "refresh_tokens"}
+		"auth", "pwd", "pass", "pw", "oauth", "jwt", "sig", "otp", "totp", "pat", "cred", "creds", "refresh_tokens",
+		"refresh token", "client secret", "db password", "api key", "one time passcode"}
 	for _, k := range keys {
 		if !SensitiveKey(k) {
 			t.Errorf("SensitiveKey(%q) = false", k)
@@ -247,7 +248,8 @@ func TestSensitiveKeysWakeTheGrammar(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"--password-stdin", "--password-file", "--ask-pass", "--no-password", "token_type",
-		"secret_name", "auth_method", "--token-ttl", "POSTGRES_PASSWORD_FILE", "input_tokens", "max_tokens", "tokens"} {
+		"secret_name", "auth_method", "--token-ttl", "POSTGRES_PASSWORD_FILE", "input_tokens", "max_tokens", "tokens",
+		"missing or wrong token", "not a POST", "Bearer abcdefghijklmnop"} {
 		if SensitiveKey(k) {
 			t.Errorf("SensitiveKey(%q) = true", k)
 		}
