@@ -21,26 +21,14 @@ var sensitiveParts = []string{
 
 // sensitiveWords must equal a whole word of the key ("basic-auth" but not
 // "author"; "sig" of an Azure SAS URL but not "signal").
-var sensitiveWords = map[string]bool{
-	"auth": true, "pwd": true, "pass": true, "pw": true, "oauth": true, "jwt": true,
-	"sig": true, "otp": true, "totp": true, "pat": true, "cred": true, "creds": true,
-}
-
-// indirectFirst and indirectLast are words that make a key name not a
-// secret but where one comes from or how it is handled: --password-stdin
-// and --ask-pass are switches, --password-file=PATH names a file,
-// token_type is "Bearer".
-var (
-	indirectFirst = map[string]bool{"no": true, "ask": true, "prompt": true, "with": true}
-	indirectLast  = map[string]bool{
-		"stdin": true, "file": true, "files": true, "path": true, "paths": true, "dir": true, "env": true,
-		"fd": true, "prompt": true, "helper": true, "cmd": true, "command": true, "url": true, "uri": true,
-		"endpoint": true, "name": true, "type": true, "policy": true, "mode": true, "method": true,
-		"store": true, "required": true, "ttl": true, "expiry": true, "expires": true, "expire": true,
-		"expiration": true, "source": true, "process": true, "format": true, "domain": true,
-		"length": true, "rotation": true,
+func sensitiveWords(w string) bool {
+	switch w {
+	case "auth", "pwd", "pass", "pw", "oauth", "jwt", "sig", "otp", "totp", "pat", "cred",
+		"creds":
+		return true
 	}
-)
+	return false
+}
 
 // SensitiveKey reports whether a key or flag name ("--api-key",
 // "GITHUB_TOKEN", "clientSecret") names a value that must be hidden.
@@ -59,12 +47,12 @@ func SensitiveKey(name string) bool {
 	if len(ws) == 0 {
 		return false
 	}
-	if len(ws) > 1 && (indirectFirst[ws[0]] || indirectLast[ws[len(ws)-1]]) {
+	if len(ws) > 1 && (indirectFirst(ws[0]) || indirectLast(ws[len(ws)-1])) {
 		return false
 	}
 	var compact strings.Builder
 	for _, w := range ws {
-		if sensitiveWords[w] {
+		if sensitiveWords(w) {
 			return true
 		}
 		compact.WriteString(w)
@@ -83,24 +71,34 @@ func SensitiveKey(name string) bool {
 func countKey(name string) bool { return countWords(keyWords(name)) }
 
 // countSuffixes end a key that names an amount ("token_count", "tokenLimit").
-var countSuffixes = map[string]bool{"count": true, "counts": true, "limit": true, "limits": true, "budget": true, "total": true, "usage": true, "len": true, "length": true, "size": true, "max": true, "min": true}
+func countSuffixes(w string) bool {
+	switch w {
+	case "count", "counts", "limit", "limits", "budget", "total", "usage", "len", "length",
+		"size", "max", "min":
+		return true
+	}
+	return false
+}
 
 // tokenKinds name kinds of credentials: "refresh_tokens" are tokens, where
 // "input_tokens" is a count.
-var tokenKinds = map[string]bool{
-	"refresh": true, "access": true, "api": true, "auth": true, "bearer": true, "session": true, "id": true,
-	"csrf": true, "xsrf": true, "oauth": true, "personal": true, "service": true, "client": true, "deploy": true,
-	"device": true, "bot": true, "app": true, "github": true, "gitlab": true, "npm": true, "slack": true,
-	"registration": true, "invite": true, "reset": true, "verification": true, "security": true, "push": true,
-	"jwt": true, "secret": true, "private": true, "user": true, "runner": true,
+func tokenKinds(w string) bool {
+	switch w {
+	case "refresh", "access", "api", "auth", "bearer", "session", "id", "csrf", "xsrf", "oauth",
+		"personal", "service", "client", "deploy", "device", "bot", "app", "github", "gitlab",
+		"npm", "slack", "registration", "invite", "reset", "verification", "security", "push",
+		"jwt", "secret", "private", "user", "runner":
+		return true
+	}
+	return false
 }
 
 func countWords(ws []string) bool {
-	if len(ws) > 1 && countSuffixes[ws[len(ws)-1]] {
+	if len(ws) > 1 && countSuffixes(ws[len(ws)-1]) {
 		return true
 	}
 	for i, w := range ws {
-		if w == "tokens" && !(i > 0 && tokenKinds[ws[i-1]]) {
+		if w == "tokens" && !(i > 0 && tokenKinds(ws[i-1])) {
 			return true
 		}
 	}
@@ -115,7 +113,7 @@ func proseLabel(name string, ws []string) bool {
 		return false
 	}
 	for i, w := range ws {
-		if (w == "token" || w == "tokens") && i > 0 && tokenKinds[ws[i-1]] {
+		if (w == "token" || w == "tokens") && i > 0 && tokenKinds(ws[i-1]) {
 			return false
 		}
 	}
@@ -158,7 +156,17 @@ type grammar struct {
 	scheme, url, kvKey, kvValue, prose, netrc, netrcValue *regexp.Regexp
 }
 
-var compiledGrammar = sync.OnceValue(func() *grammar {
+var (
+	grammarOnce sync.Once
+	grammarRE   *grammar
+)
+
+func compiledGrammar() *grammar {
+	grammarOnce.Do(func() { grammarRE = newGrammar() })
+	return grammarRE
+}
+
+func newGrammar() *grammar {
 	return &grammar{
 		// "Bearer abc", "Basic abc": keep the scheme, hide the credential.
 		scheme: regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{6,})`),
@@ -178,11 +186,17 @@ var compiledGrammar = sync.OnceValue(func() *grammar {
 		netrc:      regexp.MustCompile(`(?i)(?:^|\s)(?:machine\s+\S+|default)((?:\s+(?:login|account|port|password|passwd)\s+\S+)+)`),
 		netrcValue: regexp.MustCompile(`(?i)\b(password|passwd|account)(\s+)(\S+)`),
 	}
-})
+}
 
 // headerKeys name header-style keys whose whole remaining line is the
 // secret.
-var headerKeys = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true, "set-cookie": true}
+func headerKeys(w string) bool {
+	switch w {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
+		return true
+	}
+	return false
+}
 
 // hasBase64Run reports whether s holds a run of exactly n base64
 // characters (the shape of an AWS secret access key).
@@ -247,13 +261,16 @@ func looksRandom(s string) bool {
 
 // schemeProse are words that follow "Bearer" or "Basic" in prose
 // ("Bearer tokens are", "Basic authentication").
-var schemeProse = map[string]bool{
-	"token": true, "tokens": true, "auth": true, "authentication": true, "authorization": true, "scheme": true,
-	"schemes": true, "header": true, "headers": true, "credential": true, "credentials": true, "usage": true,
-	"access": true, "support": true, "supported": true, "example": true, "examples": true, "setup": true,
-	"format": true, "string": true, "strings": true, "value": true, "values": true, "prefix": true,
-	"type": true, "types": true, "flow": true, "flows": true, "config": true, "configuration": true,
-	"version": true, "level": true, "plan": true, "mode": true, "method": true, "methods": true,
+func schemeProse(w string) bool {
+	switch w {
+	case "token", "tokens", "auth", "authentication", "authorization", "scheme", "schemes",
+		"header", "headers", "credential", "credentials", "usage", "access", "support",
+		"supported", "example", "examples", "setup", "format", "string", "strings", "value",
+		"values", "prefix", "type", "types", "flow", "flows", "config", "configuration",
+		"version", "level", "plan", "mode", "method", "methods":
+		return true
+	}
+	return false
 }
 
 // proseAfterScheme reports whether the word after "Bearer" or "Basic" is
@@ -261,7 +278,7 @@ var schemeProse = map[string]bool{
 // "Basic", a word that does not look like base64 of user:password (no
 // digit, symbol or upper-case letter after the first).
 func proseAfterScheme(scheme, w string) bool {
-	if schemeProse[strings.ToLower(w)] {
+	if schemeProse(strings.ToLower(w)) {
 		return true
 	}
 	if !strings.EqualFold(scheme, "basic") || len(w) >= 24 {
@@ -279,19 +296,20 @@ func proseAfterScheme(scheme, w string) bool {
 }
 
 // proseStop are words that follow "password is" without being one.
-var proseStop = map[string]bool{
-	"required": true, "incorrect": true, "invalid": true, "wrong": true, "missing": true, "empty": true,
-	"set": true, "unset": true, "not": true, "too": true, "correct": true, "expired": true, "needed": true,
-	"optional": true, "the": true, "a": true, "an": true, "being": true, "now": true, "still": true,
-	"stored": true, "hidden": true, "changed": true, "valid": true, "weak": true, "strong": true,
-	"reset": true, "ok": true, "mandatory": true, "provided": true, "configured": true, "redacted": true,
-	"in": true, "from": true, "at": true, "only": true, "also": true, "never": true, "always": true,
-	"revoked": true, "rotated": true, "refreshed": true, "generated": true, "created": true, "deleted": true,
-	"sent": true, "saved": true, "used": true, "updated": true, "accepted": true, "rejected": true,
-	"verified": true, "encrypted": true, "hashed": true, "masked": true, "shown": true, "printed": true,
-	"logged": true, "cached": true, "present": true, "absent": true, "unknown": true, "null": true,
-	"none": true, "blank": true, "short": true, "long": true, "known": true, "this": true, "that": true,
-	"your": true, "my": true, "its": true, "their": true, "our": true, "no": true, "same": true,
+func proseStop(w string) bool {
+	switch w {
+	case "required", "incorrect", "invalid", "wrong", "missing", "empty", "set", "unset", "not",
+		"too", "correct", "expired", "needed", "optional", "the", "a", "an", "being", "now",
+		"still", "stored", "hidden", "changed", "valid", "weak", "strong", "reset", "ok",
+		"mandatory", "provided", "configured", "redacted", "in", "from", "at", "only", "also",
+		"never", "always", "revoked", "rotated", "refreshed", "generated", "created",
+		"deleted", "sent", "saved", "used", "updated", "accepted", "rejected", "verified",
+		"encrypted", "hashed", "masked", "shown", "printed", "logged", "cached", "present",
+		"absent", "unknown", "null", "none", "blank", "short", "long", "known", "this", "that",
+		"your", "my", "its", "their", "our", "no", "same":
+		return true
+	}
+	return false
 }
 
 // Text redacts secrets in free text (a log line, an activity message, a
@@ -349,7 +367,7 @@ func text(s string, h *hits, keyRun bool) string {
 	}
 	if kv {
 		s = replaceSubmatches(g.prose, s, func(sub []string) string {
-			if strings.HasPrefix(sub[4], "[REDACTED") || proseStop[strings.ToLower(sub[4])] {
+			if strings.HasPrefix(sub[4], "[REDACTED") || proseStop(strings.ToLower(sub[4])) {
 				return sub[0]
 			}
 			return sub[1] + sub[2] + sub[3] + Marker
@@ -488,7 +506,7 @@ func replaceHeaders(s string) string {
 			if i := strings.LastIndexAny(key, " \t\"'"); i >= 0 {
 				key = key[i+1:]
 			}
-			if headerKeys[key] {
+			if headerKeys(key) {
 				idx := strings.Index(body, ":")
 				end := len(body)
 				// A quoted header (curl -H 'Authorization: X') ends at its quote.
@@ -612,4 +630,27 @@ func Value(v any) any {
 		return s
 	}
 	return v
+}
+
+// indirectFirst and indirectLast are words that make a key name not a
+// secret but where one comes from or how it is handled: --password-stdin
+// and --ask-pass are switches, --password-file=PATH names a file,
+// token_type is "Bearer".
+func indirectFirst(w string) bool {
+	switch w {
+	case "no", "ask", "prompt", "with":
+		return true
+	}
+	return false
+}
+
+func indirectLast(w string) bool {
+	switch w {
+	case "stdin", "file", "files", "path", "paths", "dir", "env", "fd", "prompt", "helper",
+		"cmd", "command", "url", "uri", "endpoint", "name", "type", "policy", "mode", "method",
+		"store", "required", "ttl", "expiry", "expires", "expire", "expiration", "source",
+		"process", "format", "domain", "length", "rotation":
+		return true
+	}
+	return false
 }

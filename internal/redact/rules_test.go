@@ -211,16 +211,15 @@ func (rl *rule) keywords() []string {
 	return out
 }
 
-// The generated keyword index is sorted and its pair bitmap complete, as
+// The generated keyword index is sorted and its pair filter complete, as
 // scan's binary search assumes.
 func TestKeywordIndex(t *testing.T) {
 	if !slices.IsSortedFunc(keywords[:], func(a, b keyword) int { return strings.Compare(a.kw, b.kw) }) {
 		t.Fatal("keywords are not sorted")
 	}
 	for _, k := range keywords {
-		c0, c1 := k.kw[0], k.kw[1]
-		if keywordPairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
-			t.Fatalf("keyword %q is missing from keywordPairs", k.kw)
+		if h := pairHash(k.kw[0], k.kw[1]); keywordFilter[h>>6]&(1<<(h&63)) == 0 {
+			t.Fatalf("keyword %q is missing from keywordFilter", k.kw)
 		}
 	}
 	// A plain command line wakes nothing and compiles nothing.

@@ -292,25 +292,16 @@ func generate(rulesTxt, toolsTxt []byte) ([]byte, error) {
 	})
 	kws = slices.Compact(kws)
 	b.WriteString("// keywords wake the rules, sorted by keyword.\nvar keywords = [...]keyword{\n")
-	var pairs [256][4]uint64
+	var filter [16]uint64
 	for _, k := range kws {
 		fmt.Fprintf(&b, "{%q, %d},\n", k.k, k.r)
-		c0, c1 := k.k[0], k.k[1]
-		pairs[c0][c1>>6] |= 1 << (c1 & 63)
+		h := pairHash(k.k[0], k.k[1])
+		filter[h>>6] |= 1 << (h & 63)
 	}
 	b.WriteString("}\n\n")
-	b.WriteString("// keywordPairs has bit [c0][c1>>6] 1<<(c1&63) set when a keyword starts with the bytes c0 c1.\nvar keywordPairs = [256][4]uint64{\n")
-	for c0, row := range pairs {
-		if row == [4]uint64{} {
-			continue
-		}
-		fmt.Fprintf(&b, "%d: {", c0)
-		for j, w := range row {
-			if w != 0 {
-				fmt.Fprintf(&b, "%d: %#x, ", j, w)
-			}
-		}
-		b.WriteString("},\n")
+	b.WriteString("// keywordFilter has bit pairHash(c0, c1) set when a keyword starts with the bytes c0 c1.\nvar keywordFilter = [16]uint64{\n")
+	for _, w := range filter {
+		fmt.Fprintf(&b, "%#016x,\n", w)
 	}
 	b.WriteString("}\n\n")
 
@@ -327,6 +318,10 @@ func generate(rulesTxt, toolsTxt []byte) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// pairHash places the first two bytes of a keyword in keywordFilter's
+// 1024 bits; internal/redact's scan computes the same.
+func pairHash(c0, c1 byte) uint { return (uint(c0)*37 + uint(c1)) & 1023 }
 
 // quote writes s as a raw string literal when it can.
 func quote(s string) string {
