@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -112,6 +113,24 @@ func shellSplit(s string) [][]string {
 	}
 	endCmd()
 	return cmds
+}
+
+// leaked returns the secret, or a run of four or more letters and digits
+// of it that the text holds nowhere else, when out still holds it: a
+// password cut at its @ leaks its tail.
+func leaked(out, secret, text string) string {
+	if strings.Contains(out, secret) {
+		return secret
+	}
+	rest := strings.ReplaceAll(text, secret, " ")
+	for _, part := range strings.FieldsFunc(secret, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}) {
+		if len(part) >= 4 && !strings.Contains(rest, part) && strings.Contains(out, part) {
+			return part
+		}
+	}
+	return ""
 }
 
 // position is one place a text can reach the journal by.
@@ -281,8 +300,8 @@ func TestCorpus(t *testing.T) {
 				}
 			default:
 				joined := strings.Join(out, "\x00")
-				if strings.Contains(joined, c.secret) {
-					fail("the secret is still there")
+				if part := leaked(joined, c.secret, c.text); part != "" {
+					fail("the secret, or its part " + strconv.Quote(part) + ", is still there")
 				} else if !strings.Contains(joined, redact.Marker) {
 					fail("no marker")
 				}
