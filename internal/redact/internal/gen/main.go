@@ -226,10 +226,15 @@ func generate(rulesTxt, toolsTxt []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The tool table's names wake the tool-flags grammar rule.
+	// The tool table wakes the tool-flags grammar rule: a tool's name, or
+	// its subcommand when a line has one (login rather than oc or az, whose
+	// two bytes are in many words).
 	tr := rule{kind: "grammar", id: "tool-flags", from: "lcwrap"}
 	for _, t := range tools {
 		k := strings.ToLower(strings.TrimSuffix(t.name, "*"))
+		if t.sub != "" {
+			k = strings.ToLower(t.sub)
+		}
 		if !slices.Contains(tr.keywords, k) {
 			tr.keywords = append(tr.keywords, k)
 		}
