@@ -198,23 +198,6 @@ func headerKeys(w string) bool {
 	return false
 }
 
-// hasBase64Run reports whether s holds a run of exactly n base64
-// characters (the shape of an AWS secret access key).
-func hasBase64Run(s string, n int) bool {
-	run := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isB64(s[i]) {
-			run++
-			continue
-		}
-		if run == n {
-			return true
-		}
-		run = 0
-	}
-	return false
-}
-
 func isB64(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '/' || c == '+'
 }
@@ -554,12 +537,12 @@ func quoteLike(v string) string {
 // The result has the same length as args.
 func Argv(args []string) []string {
 	out := make([]string, len(args))
-	hs := make([]hits, len(args))
 	runs := make([]bool, len(args))
 	var all hits
 	for i, a := range args {
-		hs[i], runs[i] = scan(a)
-		all.or(&hs[i])
+		var h hits
+		h, runs[i] = scan(a)
+		all.or(&h)
 	}
 	var spans []span
 	if all.has(ruleKeyValue) || all.has(ruleToolFlags) {
@@ -592,7 +575,8 @@ func Argv(args []string) []string {
 // Value redacts a decoded JSON value (as produced by encoding/json into
 // any): values under sensitive keys become the marker, strings pass through
 // Text, a string given to a key named after a provider is hidden when it
-// has that provider's key shape. Maps and slices are copied, never modified in place.
+// has that provider's key shape. Maps and slices are copied, never
+// modified in place.
 func Value(v any) any {
 	switch t := v.(type) {
 	case string:
