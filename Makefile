@@ -53,6 +53,7 @@ lint: vet fmt-check
 fuzz:
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzArgv$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/linereader -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x

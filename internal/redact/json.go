@@ -8,10 +8,11 @@ import (
 
 // jsonText redacts a JSON document in place: keys, punctuation, numbers
 // under keys that are not sensitive and the layout stay byte for byte;
-// string values go through Text; every scalar under a sensitive key (and
-// every scalar nested in a container under one) becomes "[REDACTED]".
-// The result is valid JSON with the same keys. ok is false when s is not
-// one JSON value (the caller redacts it as text).
+// string values go through Text, and a string given to a key named after
+// a provider is hidden when it has that provider's key shape; every scalar
+// under a sensitive key (and every scalar nested in a container under one)
+// becomes "[REDACTED]". The result is valid JSON with the same keys. ok is false when s is not one
+// JSON value (the caller redacts it as text).
 func jsonText(s string) (out string, ok bool) {
 	if !json.Valid([]byte(s)) {
 		return "", false
@@ -19,7 +20,7 @@ func jsonText(s string) (out string, ok bool) {
 	var b strings.Builder
 	b.Grow(len(s))
 	w := jsonWalker{s: s, b: &b}
-	w.value(false)
+	w.value("", false)
 	if w.bad {
 		return "", false
 	}
@@ -72,8 +73,9 @@ func (w *jsonWalker) replace(from int, r string) {
 
 const markerJSON = `"` + Marker + `"`
 
-// value walks one value; hide says it lies under a sensitive key.
-func (w *jsonWalker) value(hide bool) {
+// value walks one value given to key ("" at the top); hide says it lies
+// under a sensitive key.
+func (w *jsonWalker) value(key string, hide bool) {
 	w.ws()
 	if w.i >= len(w.s) {
 		w.bad = true
@@ -88,7 +90,7 @@ func (w *jsonWalker) value(hide bool) {
 				w.i++
 				return
 			}
-			key, ok := w.str()
+			k, ok := w.str()
 			if !ok {
 				w.bad = true
 				return
@@ -99,7 +101,7 @@ func (w *jsonWalker) value(hide bool) {
 				return
 			}
 			w.i++
-			w.value(hide || SensitiveKey(key) && !countKey(key))
+			w.value(k, hide || SensitiveKey(k) && !countKey(k))
 			if w.bad {
 				return
 			}
@@ -115,7 +117,7 @@ func (w *jsonWalker) value(hide bool) {
 				w.i++
 				return
 			}
-			w.value(hide)
+			w.value(key, hide)
 			if w.bad {
 				return
 			}
@@ -135,6 +137,8 @@ func (w *jsonWalker) value(hide bool) {
 			if v != Marker {
 				w.replace(from, markerJSON)
 			}
+		case key != "" && assignSecret(key, v):
+			w.replace(from, markerJSON)
 		default:
 			if r := Text(v); r != v {
 				w.replace(from, quoteJSON(r))

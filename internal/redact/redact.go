@@ -13,15 +13,21 @@ const Marker = "[REDACTED]"
 // sensitiveParts are matched against a key with separators removed and
 // letters lowered ("X-Api-Key" -> "xapikey").
 var sensitiveParts = []string{
-	"password", "passwd", "passphrase", "secret", "token", "apikey",
+	"password", "passwd", "passphrase", "passcode", "secret", "token", "apikey",
 	"authorization", "authentication", "credential", "cookie",
 	"privatekey", "accesskey", "sessionkey", "bearer", "signature",
+	"accountkey", "clientkey", "masterkey", "signingkey", "encryptionkey", "licensekey",
 }
 
 // sensitiveWords must equal a whole word of the key ("basic-auth" but not
-// "author").
-var sensitiveWords = map[string]bool{
-	"auth": true, "pwd": true, "pass": true, "pw": true, "oauth": true, "jwt": true,
+// "author"; "sig" of an Azure SAS URL but not "signal").
+func sensitiveWords(w string) bool {
+	switch w {
+	case "auth", "pwd", "pass", "pw", "oauth", "jwt", "sig", "otp", "totp", "pat", "cred",
+		"creds":
+		return true
+	}
+	return false
 }
 
 // SensitiveKey reports whether a key or flag name ("--api-key",
@@ -29,21 +35,30 @@ var sensitiveWords = map[string]bool{
 // Counts are not secrets: a key naming tokens in the plural or ending in
 // a count word ("input_tokens", "max_tokens", "token_count",
 // "output_tokens_details") is not sensitive unless it also names a
-// password, secret, credential or key.
+// password, secret, credential or key; "refresh_tokens" names tokens, not
+// a count. A key written as words with spaces is a label for people (a
+// reason, a heading: the hook server's "missing or wrong token"
+// rejections) and is read the same way: "token" in it is not sensitive
+// unless a kind of token precedes it ("refresh token"). A key naming where a secret comes from or how it is handled
+// ("--password-stdin", "--password-file", "--ask-pass", "token_type") is
+// not sensitive either: its value is a switch, a path or a name.
 func SensitiveKey(name string) bool {
 	ws := keyWords(name)
 	if len(ws) == 0 {
 		return false
 	}
+	if len(ws) > 1 && (indirectFirst(ws[0]) || indirectLast(ws[len(ws)-1])) {
+		return false
+	}
 	var compact strings.Builder
 	for _, w := range ws {
-		if sensitiveWords[w] {
+		if sensitiveWords(w) {
 			return true
 		}
 		compact.WriteString(w)
 	}
 	c := compact.String()
-	count := countWords(ws)
+	count := countWords(ws) || proseLabel(name, ws)
 	for _, p := range sensitiveParts {
 		if strings.Contains(c, p) && !(count && (p == "token" || p == "bearer" || p == "signature")) {
 			return true
@@ -56,15 +71,53 @@ func SensitiveKey(name string) bool {
 func countKey(name string) bool { return countWords(keyWords(name)) }
 
 // countSuffixes end a key that names an amount ("token_count", "tokenLimit").
-var countSuffixes = map[string]bool{"count": true, "counts": true, "limit": true, "limits": true, "budget": true, "total": true, "usage": true, "len": true, "length": true, "size": true, "max": true, "min": true}
+func countSuffixes(w string) bool {
+	switch w {
+	case "count", "counts", "limit", "limits", "budget", "total", "usage", "len", "length",
+		"size", "max", "min":
+		return true
+	}
+	return false
+}
+
+// tokenKinds name kinds of credentials: "refresh_tokens" are tokens, where
+// "input_tokens" is a count.
+func tokenKinds(w string) bool {
+	switch w {
+	case "refresh", "access", "api", "auth", "bearer", "session", "id", "csrf", "xsrf", "oauth",
+		"personal", "service", "client", "deploy", "device", "bot", "app", "github", "gitlab",
+		"npm", "slack", "registration", "invite", "reset", "verification", "security", "push",
+		"jwt", "secret", "private", "user", "runner":
+		return true
+	}
+	return false
+}
 
 func countWords(ws []string) bool {
-	for _, w := range ws {
-		if w == "tokens" {
+	if len(ws) > 1 && countSuffixes(ws[len(ws)-1]) {
+		return true
+	}
+	for i, w := range ws {
+		if w == "tokens" && !(i > 0 && tokenKinds(ws[i-1])) {
 			return true
 		}
 	}
-	return len(ws) > 1 && countSuffixes[ws[len(ws)-1]]
+	return false
+}
+
+// proseLabel reports whether a key is a label written for people, words
+// with spaces between them, that names no kind of token ("missing or wrong
+// token" is a reason; "refresh token" names one).
+func proseLabel(name string, ws []string) bool {
+	if !strings.Contains(name, " ") {
+		return false
+	}
+	for i, w := range ws {
+		if (w == "token" || w == "tokens") && i > 0 && tokenKinds(ws[i-1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // keyWords splits a key into lower-case words at separators and camelCase
@@ -96,83 +149,51 @@ func keyWords(name string) []string {
 	return ws
 }
 
-// patterns are compiled on first use: most text (a command such as
-// "make test") never gets past the trigger pre-filter, and a wrapper's
-// start-up time is its speed.
-type patterns struct {
-	scheme, formats, pem, url, kv, flag  *regexp.Regexp
-	userFlag, mysql, sshpass, prose, aws *regexp.Regexp
+// grammar holds the patterns of lcwrap's own grammar, compiled on first
+// use: most text (a command such as "make test") never wakes them, and a
+// wrapper's start-up time is its speed.
+type grammar struct {
+	scheme, url, kvKey, kvValue, prose, netrc, netrcValue *regexp.Regexp
 }
 
-var compiled = sync.OnceValue(func() *patterns {
-	return &patterns{
+var (
+	grammarOnce sync.Once
+	grammarRE   *grammar
+)
+
+func compiledGrammar() *grammar {
+	grammarOnce.Do(func() { grammarRE = newGrammar() })
+	return grammarRE
+}
+
+func newGrammar() *grammar {
+	return &grammar{
 		// "Bearer abc", "Basic abc": keep the scheme, hide the credential.
 		scheme: regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)([A-Za-z0-9._~+/=-]{6,})`),
-		// Well-known key formats, anywhere in text.
-		formats: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{12,}` +
-			`|\bgh[pousr]_[A-Za-z0-9]{16,}` +
-			`|\bgithub_pat_[A-Za-z0-9_]{16,}` +
-			`|\bxox[abposr]-[A-Za-z0-9-]{8,}` +
-			`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
-			`|\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`),
-		// PEM private key blocks, possibly cut off before their end line.
-		pem: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`),
-		// user:password@ in URLs, the user possibly empty (redis://:pw@host).
-		url: regexp.MustCompile(`(://[^/\s:@]*:)([^/\s@]+)(@)`),
-		// key=value, key: value, "key": "value" (the quote may be cut off).
-		kv: regexp.MustCompile(`("?)([A-Za-z_][A-Za-z0-9_.\-]*)("?\s*[=:]\s*)(` +
-			`\[REDACTED\]` +
+		// user:password@ in URLs, the user possibly empty (redis://:pw@host);
+		// the password runs to the last @ before the host (p@ss is one).
+		url: regexp.MustCompile(`(://[^/\s:@]*:)([^/\s]+)(@)`),
+		// key=value, key: value, "key": "value", 'key' => 'value', key := value
+		// (the quote may be cut off).
+		kvKey: regexp.MustCompile(`(["']?)([A-Za-z_][A-Za-z0-9_.\-]*)(["']?\s*(?::=|=>|[=:])\s*)`),
+		kvValue: regexp.MustCompile(`^(?:\[REDACTED\]` +
 			`|"(?:[^"\\]|\\.)*"?` +
 			`|'[^']*'?` +
 			`|[^\s,;&"'}\]\){\[]+)`),
-		// --flag value: a sensitive flag followed by a separate value.
-		flag: regexp.MustCompile(`(^|\s)(--?[A-Za-z][A-Za-z0-9_-]*)(\s+)(\[REDACTED\]|"[^"]*"?|'[^']*'?|[^\s-]\S*)`),
-		// curl -u user:password, --user, --proxy-user.
-		userFlag: regexp.MustCompile(`(^|\s)(-u|-U|--user|--proxy-user)(\s+|=)(["']?[^\s:'"]*:)([^\s'"]+)`),
-		// mysql -pPASSWORD (the password glued to -p), in a mysql-family command.
-		mysql: regexp.MustCompile(`(?i)(\b(?:mysql|mariadb)[a-z-]*\b[^\n]*?\s-p)([^\s'"]\S*)`),
-		// sshpass -p PASSWORD.
-		sshpass: regexp.MustCompile(`(\bsshpass\b[^\n]*?\s-p)(\s*)([^\s'"]\S*)`),
 		// "the password is hunter2".
 		prose: regexp.MustCompile(`(?i)\b(password|passwd|passphrase|passcode|secret|api key|token)(\s+(?:is|was|will be)\s+)(["']?)([^\s"',;.]+)`),
+		// A .netrc entry: machine NAME (or default) and its members.
+		netrc:      regexp.MustCompile(`(?i)(?:^|\s)(?:machine\s+\S+|default)((?:\s+(?:login|account|port|password|passwd)\s+\S+)+)`),
+		netrcValue: regexp.MustCompile(`(?i)\b(password|passwd|account)(\s+)(\S+)`),
 	}
-})
+}
 
 // headerKeys name header-style keys whose whole remaining line is the
 // secret.
-var headerKeys = map[string]bool{"authorization": true, "proxy-authorization": true, "cookie": true, "set-cookie": true}
-
-// triggers is a cheap pre-filter: text containing none of these (lowered)
-// cannot match any pattern above.
-var triggers = []string{
-	"pass", "pwd", "pw", "secret", "token", "key", "auth", "cookie", "credential",
-	"bearer", "basic", "sk-", "gh", "xox", "akia", "asia", "eyj", "://", "private",
-	"signature", "session", "jwt", "-u", "--user", "mysql", "mariadb",
-}
-
-func mayContainSecret(s string) bool {
-	l := strings.ToLower(s)
-	for _, t := range triggers {
-		if strings.Contains(l, t) {
-			return true
-		}
-	}
-	return hasBase64Run(s, 40)
-}
-
-// hasBase64Run reports whether s holds a run of exactly n base64
-// characters (the shape of an AWS secret access key).
-func hasBase64Run(s string, n int) bool {
-	run := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isB64(s[i]) {
-			run++
-			continue
-		}
-		if run == n {
-			return true
-		}
-		run = 0
+func headerKeys(w string) bool {
+	switch w {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie":
+		return true
 	}
 	return false
 }
@@ -221,14 +242,57 @@ func looksRandom(s string) bool {
 	return up && low && dig
 }
 
+// schemeProse are words that follow "Bearer" or "Basic" in prose
+// ("Bearer tokens are", "Basic authentication").
+func schemeProse(w string) bool {
+	switch w {
+	case "token", "tokens", "auth", "authentication", "authorization", "scheme", "schemes",
+		"header", "headers", "credential", "credentials", "usage", "access", "support",
+		"supported", "example", "examples", "setup", "format", "string", "strings", "value",
+		"values", "prefix", "type", "types", "flow", "flows", "config", "configuration",
+		"version", "level", "plan", "mode", "method", "methods":
+		return true
+	}
+	return false
+}
+
+// proseAfterScheme reports whether the word after "Bearer" or "Basic" is
+// prose rather than a credential: a word of schemeProse, or, after
+// "Basic", a word that does not look like base64 of user:password (no
+// digit, symbol or upper-case letter after the first).
+func proseAfterScheme(scheme, w string) bool {
+	if schemeProse(strings.ToLower(w)) {
+		return true
+	}
+	if !strings.EqualFold(scheme, "basic") || len(w) >= 24 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case c >= '0' && c <= '9', c == '+', c == '/', c == '=', c == '.', c == '_', c == '~', c == '-':
+			return false
+		case c >= 'A' && c <= 'Z' && i > 0:
+			return false
+		}
+	}
+	return true
+}
+
 // proseStop are words that follow "password is" without being one.
-var proseStop = map[string]bool{
-	"required": true, "incorrect": true, "invalid": true, "wrong": true, "missing": true, "empty": true,
-	"set": true, "unset": true, "not": true, "too": true, "correct": true, "expired": true, "needed": true,
-	"optional": true, "the": true, "a": true, "an": true, "being": true, "now": true, "still": true,
-	"stored": true, "hidden": true, "changed": true, "valid": true, "weak": true, "strong": true,
-	"reset": true, "ok": true, "mandatory": true, "provided": true, "configured": true, "redacted": true,
-	"in": true, "from": true, "at": true, "only": true, "also": true, "never": true, "always": true,
+func proseStop(w string) bool {
+	switch w {
+	case "required", "incorrect", "invalid", "wrong", "missing", "empty", "set", "unset", "not",
+		"too", "correct", "expired", "needed", "optional", "the", "a", "an", "being", "now",
+		"still", "stored", "hidden", "changed", "valid", "weak", "strong", "reset", "ok",
+		"mandatory", "provided", "configured", "redacted", "in", "from", "at", "only", "also",
+		"never", "always", "revoked", "rotated", "refreshed", "generated", "created",
+		"deleted", "sent", "saved", "used", "updated", "accepted", "rejected", "verified",
+		"encrypted", "hashed", "masked", "shown", "printed", "logged", "cached", "present",
+		"absent", "unknown", "null", "none", "blank", "short", "long", "known", "this", "that",
+		"your", "my", "its", "their", "our", "no", "same":
+		return true
+	}
+	return false
 }
 
 // Text redacts secrets in free text (a log line, an activity message, a
@@ -236,61 +300,155 @@ var proseStop = map[string]bool{
 // is redacted in place (see jsonText): the result is still valid JSON with
 // the same keys, and counts survive.
 func Text(s string) string {
-	if s == "" || !mayContainSecret(s) {
+	if s == "" {
 		return s
 	}
+	h, keyRun := scan(s)
+	if h.empty() && !keyRun {
+		return s
+	}
+	return textOrJSON(s, &h, keyRun)
+}
+
+// textOrJSON redacts s, which the rules in h apply to, as JSON when it is
+// one JSON value and as text otherwise.
+func textOrJSON(s string, h *hits, keyRun bool) string {
 	if t := strings.TrimLeft(s, " \t\r\n"); t != "" && (t[0] == '{' || t[0] == '[') {
 		if out, ok := jsonText(s); ok {
 			return out
 		}
 	}
-	re := compiled()
-	s = re.pem.ReplaceAllString(s, Marker)
-	s = re.scheme.ReplaceAllString(s, "${1}${2}"+Marker)
-	s = re.formats.ReplaceAllString(s, Marker)
-	s = re.url.ReplaceAllString(s, "${1}"+Marker+"${3}")
-	s = replaceSubmatches(re.userFlag, s, func(sub []string) string {
-		if sub[5] == Marker {
-			return sub[0]
-		}
-		return sub[1] + sub[2] + sub[3] + sub[4] + Marker
-	})
-	s = replaceSubmatches(re.mysql, s, func(sub []string) string {
-		if sub[2] == Marker {
-			return sub[0]
-		}
-		return sub[1] + Marker
-	})
-	s = replaceSubmatches(re.sshpass, s, func(sub []string) string {
-		if sub[3] == Marker {
-			return sub[0]
-		}
-		return sub[1] + sub[2] + Marker
-	})
-	s = replaceSubmatches(re.prose, s, func(sub []string) string {
-		if sub[4] == "[REDACTED]" || strings.HasPrefix(sub[4], "[REDACTED") || proseStop[strings.ToLower(sub[4])] {
-			return sub[0]
-		}
-		return sub[1] + sub[2] + sub[3] + Marker
-	})
-	if hasBase64Run(s, 40) {
+	return text(s, h, keyRun)
+}
+
+// text redacts s, whose scan found h and keyRun.
+func text(s string, h *hits, keyRun bool) string {
+	s = applyTokens(s, h)
+	kv, tools := h.has(ruleKeyValue), h.has(ruleToolFlags)
+	var g *grammar
+	if kv || h.has(ruleURLUserinfo) {
+		g = compiledGrammar()
+	}
+	if kv {
+		s = replaceSubmatches(g.scheme, s, func(sub []string) string {
+			if sub[3] == Marker || proseAfterScheme(sub[1], sub[3]) {
+				return sub[0]
+			}
+			return sub[1] + sub[2] + Marker
+		})
+	}
+	if h.has(ruleURLUserinfo) {
+		s = replaceSubmatches(g.url, s, func(sub []string) string {
+			if sub[2] == Marker {
+				return sub[0]
+			}
+			return sub[1] + Marker + sub[3]
+		})
+	}
+	if kv || tools {
+		s = textCommandSecrets(s, tools)
+	}
+	if kv {
+		s = replaceSubmatches(g.prose, s, func(sub []string) string {
+			if strings.HasPrefix(sub[4], "[REDACTED") || proseStop(strings.ToLower(sub[4])) {
+				return sub[0]
+			}
+			return sub[1] + sub[2] + sub[3] + Marker
+		})
+	}
+	if keyRun {
 		s = replaceKeyRuns(s)
 	}
-	s = replaceHeaders(s)
-	s = replaceSubmatches(re.kv, s, func(sub []string) string {
-		key, val := sub[2], sub[4]
-		if !SensitiveKey(key) || val == Marker {
-			return sub[0]
+	if kv {
+		s = replaceHeaders(s)
+		s = replaceKeyValues(g, s)
+		if h.has(ruleNetrc) {
+			s = replaceNetrc(g, s)
 		}
-		return sub[1] + key + sub[3] + quoteLike(val)
-	})
-	s = replaceSubmatches(re.flag, s, func(sub []string) string {
-		if !SensitiveKey(sub[2]) || sub[4] == Marker {
-			return sub[0]
-		}
-		return sub[1] + sub[2] + sub[3] + quoteLike(sub[4])
-	})
+	}
 	return s
+}
+
+// replaceKeyValues hides the value of every key=value pair whose key is
+// sensitive, or names a provider with a value of its key's shape. A pair
+// whose key is neither is read on from its value, so that a pair inside a
+// value is found (--from-literal=password=X, --set-string=db.password=X).
+// Values are matched only after a key that hides them, so the text is read
+// once: a long run of a=a=a=... costs no more than its length.
+func replaceKeyValues(g *grammar, s string) string {
+	var b strings.Builder
+	last, pos := 0, 0
+	for pos < len(s) {
+		loc := g.kvKey.FindStringSubmatchIndex(s[pos:])
+		if loc == nil {
+			break
+		}
+		key := s[pos+loc[4] : pos+loc[5]]
+		vFrom := pos + loc[1]
+		pos = vFrom
+		sensitive := SensitiveKey(key)
+		if !sensitive && !mayAssign(key) {
+			continue
+		}
+		v := g.kvValue.FindStringIndex(s[vFrom:])
+		if v == nil {
+			continue
+		}
+		vTo := vFrom + v[1]
+		val := s[vFrom:vTo]
+		if val == Marker || !sensitive && !assignSecret(key, unquote(val)) {
+			continue
+		}
+		b.WriteString(s[last:vFrom])
+		b.WriteString(quoteLike(val))
+		last, pos = vTo, vTo
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func unquote(v string) string {
+	if len(v) > 0 && (v[0] == '"' || v[0] == '\'') {
+		v = v[1:]
+		if len(v) > 0 && (v[len(v)-1] == '"' || v[len(v)-1] == '\'') {
+			v = v[:len(v)-1]
+		}
+	}
+	return v
+}
+
+// replaceNetrc hides the passwords of .netrc entries (machine HOST login
+// USER password SECRET, on one line or several); an entry names a login.
+func replaceNetrc(g *grammar, s string) string {
+	all := g.netrc.FindAllStringSubmatchIndex(s, -1)
+	if all == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range all {
+		from, to := loc[2], loc[3]
+		members := s[from:to]
+		if !strings.Contains(strings.ToLower(members), "login") {
+			continue
+		}
+		b.WriteString(s[last:from])
+		b.WriteString(replaceSubmatches(g.netrcValue, members, func(sub []string) string {
+			if sub[3] == Marker {
+				return sub[0]
+			}
+			return sub[1] + sub[2] + Marker
+		}))
+		last = to
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // replaceSubmatches is ReplaceAllStringFunc with the submatches at hand,
@@ -328,14 +486,23 @@ func replaceHeaders(s string) string {
 		body, nl := strings.CutSuffix(line, "\n")
 		if k, _, ok := strings.Cut(body, ":"); ok {
 			key := strings.ToLower(strings.TrimSpace(strings.Trim(strings.TrimSpace(k), `"`)))
-			if i := strings.LastIndexAny(key, " \t\""); i >= 0 {
+			if i := strings.LastIndexAny(key, " \t\"'"); i >= 0 {
 				key = key[i+1:]
 			}
-			if headerKeys[key] {
+			if headerKeys(key) {
 				idx := strings.Index(body, ":")
-				rest := strings.TrimSpace(body[idx+1:])
+				end := len(body)
+				// A quoted header (curl -H 'Authorization: X') ends at its quote.
+				if kt := strings.TrimRight(k, " \t"); len(kt) > len(key) {
+					if q := kt[len(kt)-len(key)-1]; q == '\'' || q == '"' {
+						if j := strings.IndexByte(body[idx+1:], q); j >= 0 {
+							end = idx + 1 + j
+						}
+					}
+				}
+				rest := strings.TrimSpace(body[idx+1 : end])
 				if rest != Marker && rest != "" {
-					body = body[:idx+1] + " " + Marker
+					body = body[:idx+1] + " " + Marker + body[end:]
 					changed = true
 				}
 			}
@@ -362,80 +529,54 @@ func quoteLike(v string) string {
 	return Marker
 }
 
-// Argv redacts a command line: the value of a sensitive flag, given as
-// --flag=value or as the next argument, and any secret inside an argument.
+// Argv redacts a command line: the value of a sensitive option, given as
+// --flag=value or as the next argument; the password options of the tools
+// in tools.txt (redis-cli -a X, mysql -pX, curl -u user:X, sqlplus
+// user/X@db, htpasswd -b file user X); and any secret inside an argument
+// (a keyword in one argument wakes its rules for all of them).
 // The result has the same length as args.
 func Argv(args []string) []string {
 	out := make([]string, len(args))
-	hideNext, userNext := false, false
-	var tool string // a mysql-family command or sshpass seen so far
+	runs := make([]bool, len(args))
+	var all hits
 	for i, a := range args {
-		if hideNext {
-			hideNext = false
-			out[i] = Marker
+		var h hits
+		h, runs[i] = scan(a)
+		all.or(&h)
+	}
+	var spans []span
+	if all.has(ruleKeyValue) || all.has(ruleToolFlags) {
+		spans = commandSecrets(args, all.has(ruleToolFlags))
+	}
+	for i, a := range args {
+		if len(spans) > 0 && spans[0].word == i {
+			sp := spans[0]
+			spans = spans[1:]
+			to := len(a)
+			if sp.to >= 0 {
+				to = sp.to
+			}
+			out[i] = a[:sp.from] + Marker + a[to:]
 			continue
 		}
-		if userNext {
-			userNext = false
-			if u, _, ok := strings.Cut(a, ":"); ok && !strings.HasPrefix(a, "-") {
-				out[i] = u + ":" + Marker
-				continue
-			}
+		switch {
+		case all.empty() && !runs[i]:
+			out[i] = a
+		default:
+			// The rules that any argument woke apply to every argument:
+			// a keyword may stand in one argument and its key in the next
+			// (gitleaks' facebook rule).
+			out[i] = textOrJSON(a, &all, runs[i])
 		}
-		if t := passwordTool(a); t != "" {
-			tool = t
-		}
-		if len(a) > 1 && a[0] == '-' {
-			name, _, hasValue := strings.Cut(a, "=")
-			switch {
-			case tool == "sshpass" && a == "-p":
-				if i+1 < len(args) {
-					hideNext = true
-				}
-				out[i] = a
-				continue
-			case tool != "" && strings.HasPrefix(a, "-p") && len(a) > 2 && !strings.HasPrefix(a, "--") && a[2:] != Marker:
-				out[i] = "-p" + Marker // mysql -pPASSWORD, sshpass -pPASSWORD
-				continue
-			case name == "-u" || name == "-U" || name == "--user" || name == "--proxy-user":
-				if hasValue {
-					out[i] = Text(a)
-				} else {
-					out[i], userNext = a, true
-				}
-				continue
-			case SensitiveKey(name):
-				if hasValue {
-					out[i] = name + "=" + Marker
-					continue
-				}
-				if i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
-					hideNext = true
-				}
-				out[i] = a
-				continue
-			}
-		}
-		out[i] = Text(a)
 	}
 	return out
 }
 
-// passwordTool names commands whose -p option takes a password.
-func passwordTool(arg string) string {
-	base := arg[strings.LastIndexByte(arg, '/')+1:]
-	switch {
-	case base == "sshpass":
-		return "sshpass"
-	case strings.HasPrefix(base, "mysql"), strings.HasPrefix(base, "mariadb"):
-		return "mysql"
-	}
-	return ""
-}
-
 // Value redacts a decoded JSON value (as produced by encoding/json into
 // any): values under sensitive keys become the marker, strings pass through
-// Text. Maps and slices are copied, never modified in place.
+// Text, a string given to a key named after a provider is hidden when it
+// has that provider's key shape. Maps and slices are copied, never
+// modified in place.
 func Value(v any) any {
 	switch t := v.(type) {
 	case string:
@@ -450,6 +591,10 @@ func Value(v any) any {
 				default:
 					m[k] = Marker
 				}
+				continue
+			}
+			if s, ok := val.(string); ok && assignSecret(k, s) {
+				m[k] = Marker
 				continue
 			}
 			m[k] = Value(val)
@@ -469,4 +614,27 @@ func Value(v any) any {
 		return s
 	}
 	return v
+}
+
+// indirectFirst and indirectLast are words that make a key name not a
+// secret but where one comes from or how it is handled: --password-stdin
+// and --ask-pass are switches, --password-file=PATH names a file,
+// token_type is "Bearer".
+func indirectFirst(w string) bool {
+	switch w {
+	case "no", "ask", "prompt", "with":
+		return true
+	}
+	return false
+}
+
+func indirectLast(w string) bool {
+	switch w {
+	case "stdin", "file", "files", "path", "paths", "dir", "env", "fd", "prompt", "helper",
+		"cmd", "command", "url", "uri", "endpoint", "name", "type", "policy", "mode", "method",
+		"store", "required", "ttl", "expiry", "expires", "expire", "expiration", "source",
+		"process", "format", "domain", "length", "rotation":
+		return true
+	}
+	return false
 }

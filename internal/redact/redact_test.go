@@ -106,6 +106,8 @@ func TestValue(t *testing.T) {
 
 func FuzzText(f *testing.F) {
 	seeds, _ := filepath.Glob("../../testdata/redact/*.txt")
+	more, _ := filepath.Glob("../../testdata/redact/corpus/*.txt")
+	seeds = append(seeds, more...)
 	for _, p := range seeds {
 		b, err := os.ReadFile(p)
 		if err == nil {
@@ -118,6 +120,9 @@ func FuzzText(f *testing.F) {
 	f.Add("Authorization: Bearer abc.def.ghi")
 	f.Fuzz(func(t *testing.T, s string) {
 		once := Text(s)
+		if once != s && !strings.Contains(once, Marker) {
+			t.Fatalf("changed without a marker:\n in   %q\n out  %q", s, once)
+		}
 		if twice := Text(once); twice != once {
 			t.Fatalf("not idempotent:\n in   %q\n once %q\n twice %q", s, once, twice)
 		}
