@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
@@ -205,9 +207,9 @@ func positions(kind byte, isJSON bool) []position {
 			}
 			return []string{out}, out == s, ""
 		}},
-		{"details string (event.FreeDetails)", func(s string) ([]string, bool, string) {
+		{"details string (emit.EncodeDetails)", func(s string) ([]string, bool, string) {
 			d := event.FreeDetails{"text": s, "argv": []any{"sh", "-c", s}}
-			raw, err := event.MarshalDetails(d)
+			raw, err := emit.EncodeDetails(d) // as an event is built
 			if err != nil {
 				return nil, false, err.Error()
 			}
@@ -240,11 +242,11 @@ func positions(kind byte, isJSON bool) []position {
 // an agent's payload kept as details.
 func jsonPositions() []position {
 	return []position{
-		{"details value (event.FreeDetails payload)", func(s string) ([]string, bool, string) {
+		{"details value (emit.EncodeDetails payload)", func(s string) ([]string, bool, string) {
 			var v any
 			_ = json.Unmarshal([]byte(s), &v)
 			d := event.FreeDetails{"payload": v}
-			raw, err := event.MarshalDetails(d)
+			raw, err := emit.EncodeDetails(d) // as an event is built
 			if err != nil {
 				return nil, false, err.Error()
 			}
@@ -334,8 +336,9 @@ func TestCorpus(t *testing.T) {
 // Item 9 of issue 23: the hook server's rejection counts are counts, not
 // secrets, although a reason names a token.
 func TestHookRejectionCountsSurvive(t *testing.T) {
-	term := event.Terminal{Claim: "exited", HookRequestsRejected: event.IntMap{"missing or wrong token": 2, "not a POST": 1}}
-	raw, err := event.MarshalDetails(term)
+	term := event.Terminal{Claim: "exited"}
+	term.Extra.Set(agent.KeyHookRequestsRejected, agent.IntMap{"missing or wrong token": 2, "not a POST": 1})
+	raw, err := emit.EncodeDetails(term) // as the run's terminal event is built
 	if err != nil {
 		t.Fatal(err)
 	}
