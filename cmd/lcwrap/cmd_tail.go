@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -30,18 +31,30 @@ func tailCommand(std stdio) *cli.Command {
 			"naming the line and byte offset.",
 		Flags: []cli.Flag{
 			journalFlags()[0], // --journal
-			&cli.Int64Flag{Name: "after", Usage: "print lines after journalSequence `N`"},
+			&cli.StringFlag{Name: "after", Usage: "print lines after journalSequence `N` (with --fleet: after a fleet CURSOR)"},
 			&cli.StringFlag{Name: "after-event", Usage: "print lines after the line holding eventId `ID`"},
 			&cli.StringFlag{Name: "child", Usage: "print only events of child `ID`"},
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing appended lines until interrupted"},
+			fleetFlag(), silentAfterFlag(),
+			&cli.StringFlag{Name: "host", Usage: "with --fleet: print only events of host `NAME`"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.IsSet("fleet") {
+				return fleetTail(ctx, cmd, std)
+			}
 			if cmd.Args().Len() > 0 {
 				return usagef(cmd, "unexpected argument %q", cmd.Args().First())
 			}
-			after := cmd.Int64("after")
-			if after < 0 {
-				return usagef(cmd, "--after must be 0 or more, not %d", after)
+			if cmd.IsSet("host") {
+				return usagef(cmd, "--host applies to --fleet only")
+			}
+			var after int64
+			if s := cmd.String("after"); s != "" {
+				n, err := strconv.ParseInt(s, 10, 64)
+				if err != nil || n < 0 {
+					return usagef(cmd, "--after must be 0 or more, not %s", s)
+				}
+				after = n
 			}
 			if cmd.IsSet("after") && cmd.IsSet("after-event") {
 				return usagef(cmd, "use --after or --after-event, not both")
