@@ -58,6 +58,7 @@ type host struct {
 	records     int64
 	duplicates  int64
 	damage      int64
+	control     int64
 	lastHeardNs int64 // newest gateway receive stamp
 	lastLagNs   int64 // receive − observed of the newest record
 	hasLag      bool
@@ -89,10 +90,13 @@ type Outcome struct {
 	Result projection.Result
 	// Damage says the item was damage, counted and skipped.
 	Damage bool
+	// Control says it was one of a journal's own records, counted and
+	// not shown (as lcwrap's journal readers do).
+	Control bool
 }
 
 // Shown reports whether a reader that shows each record once shows it.
-func (o Outcome) Shown() bool { return !o.Damage && o.Result != projection.Duplicate }
+func (o Outcome) Shown() bool { return !o.Damage && !o.Control && o.Result != projection.Duplicate }
 
 // Apply takes one item of the reader, in any order across hosts.
 func (f *Fleet) Apply(it *Item) Outcome {
@@ -114,6 +118,10 @@ func (f *Fleet) Apply(it *Item) Outcome {
 	}
 	if it.ReceivedNs == 0 {
 		f.noStamp++
+	}
+	if it.Control {
+		h.control++
+		return Outcome{Host: it.Host, Control: true}
 	}
 	out := h.p.Apply(it.Event, it.Body)
 	if out.Result == projection.Duplicate {
@@ -228,15 +236,18 @@ type HostView struct {
 	// SkewMs estimates how far the gateway's clock is ahead of the
 	// host's (plus the fastest delivery seen); DelayMs is the newest
 	// record's shipping delay beyond that. Nil when unknown.
-	SkewMs     *int64            `json:"skewMs"`
-	DelayMs    *int64            `json:"delayMs"`
-	Records    int64             `json:"records"`
-	Duplicates int64             `json:"duplicates"`
-	Damage     int64             `json:"damage"`
-	Children   int               `json:"children"`
-	Open       int               `json:"open"`
-	Ended      int               `json:"ended"`
-	Events     projection.Counts `json:"events"`
+	SkewMs     *int64 `json:"skewMs"`
+	DelayMs    *int64 `json:"delayMs"`
+	Records    int64  `json:"records"`
+	Duplicates int64  `json:"duplicates"`
+	Damage     int64  `json:"damage"`
+	// JournalRecords counts the journal's own records (segment starts,
+	// quarantine records): read, not shown.
+	JournalRecords int64             `json:"journalRecords"`
+	Children       int               `json:"children"`
+	Open           int               `json:"open"`
+	Ended          int               `json:"ended"`
+	Events         projection.Counts `json:"events"`
 }
 
 // Child is one child of a fleet: its host and its projected view.
@@ -326,7 +337,7 @@ func (f *Fleet) Report(all bool) Report {
 // view describes h at now and returns the host's clock at now.
 func (h *host) view(now time.Time, silentAfter time.Duration) (HostView, time.Time) {
 	v := HostView{Host: h.name, HostID: h.id, HostIDDisagreements: h.idDisagree, SinceHeardMs: -1,
-		Records: h.records, Duplicates: h.duplicates, Damage: h.damage}
+		Records: h.records, Duplicates: h.duplicates, Damage: h.damage, JournalRecords: h.control}
 	hostNow := now
 	if h.lastHeardNs != 0 {
 		heard := time.Unix(0, h.lastHeardNs)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/journal"
 )
 
 // The classes of damage the reader reports besides the event core's own
@@ -45,7 +46,11 @@ type Item struct {
 	Body            []byte
 	Event           *event.Event
 	JournalSequence int64
-	Damage          *Damage
+	// Control says Event is one of the journal's own records (a segment
+	// start, a quarantine record): lcwrap's journal readers act on those
+	// instead of showing them as a child's events, and so does the fleet.
+	Control bool
+	Damage  *Damage
 	// Before says the record is at or before the cursor the reader was
 	// started after (it is read to learn what was seen, not to be shown).
 	Before bool
@@ -109,6 +114,8 @@ type fileState struct {
 	f          *os.File
 	off        int64 // start of the next unread line
 	head       []byte
+	fullFP     uint64 // the fingerprint of a full head, once computed
+	hasFullFP  bool
 	done       bool
 	gone       bool // no longer listed
 }
@@ -306,7 +313,7 @@ func (r *Reader) read(st *fileState, fn func(*Item) error) error {
 	if size < st.off {
 		d := &Damage{File: st.name, Offset: size, Index: -1, Class: ClassShrunk,
 			Reason: fmt.Sprintf("the file shrank from %d to %d bytes: it was truncated (a file exporter without rotation truncates at start), so records may have been lost; read again from its start", st.off, size)}
-		st.off, st.head = 0, nil
+		st.off, st.head, st.hasFullFP = 0, nil, false
 		if err := fn(&Item{Cursor: Cursor{File: st.name, Offset: size, FP: fingerprint(nil)}, Path: st.path, Damage: d, Before: r.isBefore(st, size, 0)}); err != nil {
 			return err
 		}
@@ -351,7 +358,7 @@ func (r *Reader) read(st *fileState, fn func(*Item) error) error {
 		}
 	}
 	if st.sealed {
-		st.done = true
+		st.done, st.head = true, nil
 		st.f.Close()
 		st.f = nil
 	}
@@ -386,8 +393,19 @@ func (r *Reader) readLine(br *bufio.Reader, max int) (line []byte, n int64, comp
 
 // cursor is the cursor of record idx of the line at off ending at end.
 func (r *Reader) cursor(st *fileState, off int64, idx int, end int64) Cursor {
-	h := st.head[:min(len(st.head), fpLen(end))]
-	return Cursor{File: st.name, Offset: off, Index: idx, FP: fingerprint(h)}
+	return Cursor{File: st.name, Offset: off, Index: idx, FP: r.fp(st, end)}
+}
+
+// fp is the fingerprint of the cursors of a line ending at end.
+func (r *Reader) fp(st *fileState, end int64) uint64 {
+	n := min(len(st.head), fpLen(end))
+	if n < fpMax {
+		return fingerprint(st.head[:n])
+	}
+	if !st.hasFullFP {
+		st.fullFP, st.hasFullFP = fingerprint(st.head[:fpMax]), true
+	}
+	return st.fullFP
 }
 
 func (r *Reader) isBefore(st *fileState, off int64, idx int) bool {
@@ -407,13 +425,15 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 		return nil // the newline of a request written just before a rotation
 	}
 	end := off + int64(len(line))
+	fp := r.fp(st, end)
+	cur := func(idx int) Cursor { return Cursor{File: st.name, Offset: off, Index: idx, FP: fp} }
 	idx := 0
 	for _, seg := range decodeLine(line) {
 		if seg.err != nil {
 			part := line[seg.at:]
 			d := &Damage{File: st.name, Offset: off + int64(seg.at), Index: idx, Class: ClassTornLine,
 				Reason: seg.err.Error() + " (a gateway killed while writing leaves one)", Text: event.DiagnosticText(part)}
-			if err := fn(&Item{Cursor: r.cursor(st, off, idx, end), Path: st.path, Damage: d, Before: r.isBefore(st, off, idx)}); err != nil {
+			if err := fn(&Item{Cursor: cur(idx), Path: st.path, Damage: d, Before: r.isBefore(st, off, idx)}); err != nil {
 				return err
 			}
 			idx++
@@ -421,7 +441,7 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 		}
 		for i := range seg.records {
 			rec := &seg.records[i]
-			it := Item{Cursor: r.cursor(st, off, idx, end), Path: st.path, Host: rec.host, HostID: rec.hostID,
+			it := Item{Cursor: cur(idx), Path: st.path, Host: rec.host, HostID: rec.hostID,
 				ObservedNs: rec.observedNs, ReceivedNs: rec.receivedNs, Body: rec.body, Before: r.isBefore(st, off, idx)}
 			damage := func(class, reason string) {
 				it.Damage = &Damage{Host: rec.host, File: st.name, Offset: off, Index: idx, Class: class, Reason: reason, Text: event.DiagnosticText(rec.body)}
@@ -437,6 +457,7 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 					damage(string(event.ClassOf(err)), "the body is not a journal line: "+err.Error())
 				} else {
 					it.Event, it.JournalSequence = &ev, js
+					it.Control = journal.IsControl(&event.Record{Event: ev, JournalSequence: js})
 				}
 			}
 			if err := fn(&it); err != nil {
