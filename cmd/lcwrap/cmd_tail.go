@@ -51,8 +51,11 @@ func tailCommand(std stdio) *cli.Command {
 			var after int64
 			if s := cmd.String("after"); s != "" {
 				n, err := strconv.ParseInt(s, 10, 64)
-				if err != nil || n < 0 {
-					return usagef(cmd, "--after must be 0 or more, not %s", s)
+				switch {
+				case err != nil:
+					return usagef(cmd, "invalid value %q for --after: a journalSequence (with --fleet: a fleet cursor)", s)
+				case n < 0:
+					return usagef(cmd, "--after must be 0 or more, not %d", n)
 				}
 				after = n
 			}

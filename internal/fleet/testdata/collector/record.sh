@@ -30,14 +30,15 @@ unset LCWRAP_CHILD_ID LCWRAP_ROOT_CHILD_ID LCWRAP_JOURNAL
 port=$((20000 + RANDOM % 20000))
 out="$work/out"
 
-LCWRAP_FLEET_DIR="$out" LCWRAP_GATEWAY_ADDR="127.0.0.1:$port" "$col" --config examples/otel-collector/gateway.yaml 2>"$work/gw.log" &
+LCWRAP_FLEET_DIR="$out" LCWRAP_GATEWAY_ADDR="127.0.0.1:$port" "$col" --config examples/otel-collector/gateway.yaml >/dev/null 2>"$work/gw.log" &
+gw=$!
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 
-agent() { # name journal state
+agent() { # name journal state: sets pid
 	LCWRAP_JOURNAL="$2" LCWRAP_OTEL_STATE="$3" LCWRAP_HOST_NAME="$1" LCWRAP_HOST_ID=0123456789abcdef0123456789abcdef \
 		LCWRAP_GATEWAY="http://127.0.0.1:$port" "$col" --config examples/otel-collector/agent.yaml \
-		--feature-gates=stanza.synchronousLogEmitter 2>>"$work/agent.log" &
-	echo $!
+		--feature-gates=stanza.synchronousLogEmitter >/dev/null 2>>"$work/agent.log" &
+	pid=$!
 }
 records() { cat "$out"/* 2>/dev/null | jq -R 'fromjson? | [.resourceLogs[].scopeLogs[].logRecords[]] | length' | awk '{n+=$1} END {print n+0}'; }
 wait_records() { for _ in $(seq 300); do [ "$(records)" -ge "$1" ] && return; sleep 0.1; done; echo "timed out at $(records) of $1" >&2; exit 1; }
@@ -45,7 +46,7 @@ wait_records() { for _ in $(seq 300); do [ "$(records)" -ge "$1" ] && return; sl
 mkdir -p "$work/a" "$work/b" "$work/c"
 JA="$work/a/journal.jsonl" JB="$work/b/journal.jsonl" JC="$work/c/journal.jsonl"
 "$lcwrap" --journal "$JA" --child-id build -- true
-"$lcwrap" --journal "$JA" --child-id test -- sh -c 'exit 3'
+"$lcwrap" --journal "$JA" --child-id test -- sh -c 'exit 3' || true
 "$lcwrap" --journal "$JB" --child-id build -- true # the same id on another host
 "$lcwrap" emit --journal "$JB" --source hooks --child-id sub --external --kind created --state created
 printf '{"schemaVersion":1,"eventId":"torn' >>"$JB" # a writer killed mid-line
@@ -53,19 +54,23 @@ printf '{"schemaVersion":1,"eventId":"torn' >>"$JB" # a writer killed mid-line
 "$lcwrap" emit --journal "$JC" --source hooks --child-id nohost --external --kind created --state created
 na=$(wc -l <"$JA") nb=$(wc -l <"$JB") nc=$(wc -l <"$JC")
 
-pa=$(agent rec-a "$JA" "$work/a/state")
-pb=$(agent rec-b "$JB" "$work/b/state")
-pc=$(agent "" "$JC" "$work/c/state")
+agent rec-a "$JA" "$work/a/state"
+pa=$pid
+agent rec-b "$JB" "$work/b/state"
+pb=$pid
+agent "" "$JC" "$work/c/state"
+pc=$pid
 wait_records $((na + nb + nc))
 kill -TERM "$pa" "$pc"
 wait "$pa" "$pc" 2>/dev/null || true
 "$lcwrap" --journal "$JB" --child-id late -- true # rec-b goes on
-pa=$(agent rec-a "$JA" "$work/a/state2")         # a fresh offset store: all again
+agent rec-a "$JA" "$work/a/state2" # a fresh offset store: all again
+pa=$pid
 wait_records $((2 * na + nb + nc + 4))
 kill -TERM "$pa" "$pb"
 wait "$pa" "$pb" 2>/dev/null || true
-kill -TERM %1
-wait %1 2>/dev/null || true
+kill -TERM "$gw"
+wait "$gw" 2>/dev/null || true
 
 rm -rf "$here/recorded" "$here/rotated" "$here/live"
 mkdir -p "$here/recorded" "$here/rotated" "$here/live"
