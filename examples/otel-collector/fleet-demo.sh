@@ -246,7 +246,7 @@ mark() { for h in "$@"; do want[$h]=$(journal_lines "$h" | wc -l); done; }
 
 mark "${hosts[@]}"
 wait_for 120 "every host's lines at the gateway" all_shipped "${hosts[@]}"
-say "every line of every host arrived, once: $(for h in "${hosts[@]}"; do printf '%s %s lines; ' "$h" "${want[$h]}"; done)"
+say "every line of every host arrived, once: fleet-a ${want[fleet-a]}, fleet-b ${want[fleet-b]}, fleet-c ${want[fleet-c]} lines"
 
 say "killing fleet-c's agent (SIGKILL) and leaving it down"
 kill -KILL "${agent_pid[fleet-c]}"
@@ -323,11 +323,12 @@ say "tail --fleet --after $cursor goes on after record 100 of $total"
 "$lcwrap" snapshot --fleet "$out" 2>/dev/null | jq -e '.complete == false and (.coverage.hosts | length == 3)' >/dev/null ||
 	fail "snapshot --fleet is not an incomplete snapshot covering 3 hosts"
 if "$lcwrap" cancel --fleet "$out" long 2>"$work/cancel.err"; then fail "cancel --fleet was not refused"; fi
-say "cancel --fleet refused: $(cat "$work/cancel.err")"
+say "cancel --fleet refused: $(sed 's/^lcwrap: //' "$work/cancel.err")"
 
 # Latency with these configs: 40 events appended on fleet-a 100 ms apart,
 # each from its observedAt (written, host clock) to the gateway's receive
 # stamp (the same clock here: one machine).
+"$lcwrap" emit --journal "$work/fleet-a/journal.jsonl" --source demo-latency --child-id latency --external --kind created --state created
 for i in $(seq 40); do
 	"$lcwrap" emit --journal "$work/fleet-a/journal.jsonl" --source demo-latency --child-id latency --external --kind activity --activity "probe $i"
 	sleep 0.1
@@ -340,7 +341,7 @@ cat "$out"/* | jq -R -r 'fromjson? | .resourceLogs[].scopeLogs[].logRecords[]
 	   - (.body.stringValue | fromjson | .observedAt | (.[0:19] + "Z" | fromdate) * 1000 + (.[20:23] | tonumber)))' |
 	sort -n >"$work/latency.ms"
 n=$(wc -l <"$work/latency.ms")
-[ "$n" -ge 40 ] || fail "latency: $n probes found at the gateway, want 40"
+[ "$n" -ge 41 ] || fail "latency: $n probes found at the gateway, want 41"
 median=$(sed -n "$(((n + 1) / 2))p" "$work/latency.ms")
 p90=$(sed -n "$(((n * 9 + 9) / 10))p" "$work/latency.ms")
 say "latency, append on a host to the gateway's file: median $(printf '%.0f' "$median") ms, p90 $(printf '%.0f' "$p90") ms, max $(printf '%.0f' "$(tail -n 1 "$work/latency.ms")") ms ($n events)"
