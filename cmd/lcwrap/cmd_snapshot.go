@@ -44,6 +44,9 @@ func snapshotAction(cmd *cli.Command, std stdio) error {
 	if cmd.IsSet("fleet") {
 		return fleetSnapshot(cmd, std)
 	}
+	if err := fleetOnly(cmd); err != nil {
+		return err
+	}
 	reason := cmd.String("reason")
 	switch {
 	case cmd.Args().Len() > 0:

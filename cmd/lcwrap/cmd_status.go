@@ -60,6 +60,9 @@ func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	if cmd.IsSet("fleet") {
 		return fleetStatus(ctx, cmd, std)
 	}
+	if err := fleetOnly(cmd); err != nil {
+		return err
+	}
 	file := cmd.String("file")
 	switch {
 	case cmd.Args().Len() > 0:

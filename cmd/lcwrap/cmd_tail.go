@@ -35,7 +35,7 @@ func tailCommand(std stdio) *cli.Command {
 			&cli.StringFlag{Name: "after-event", Usage: "print lines after the line holding eventId `ID`"},
 			&cli.StringFlag{Name: "child", Usage: "print only events of child `ID`"},
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing appended lines until interrupted"},
-			fleetFlag(), silentAfterFlag(),
+			fleetFlag(),
 			&cli.StringFlag{Name: "host", Usage: "with --fleet: print only events of host `NAME`"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

@@ -29,6 +29,15 @@ func silentAfterFlag() cli.Flag {
 	return &cli.DurationFlag{Name: "silent-after", Value: fleet.DefaultSilentAfter, Usage: "with --fleet: a host unheard for `D` is silent, and its open children stale"}
 }
 
+// fleetOnly refuses --silent-after without --fleet: it would change
+// nothing.
+func fleetOnly(cmd *cli.Command) error {
+	if cmd.IsSet("silent-after") {
+		return usagef(cmd, "--silent-after applies to --fleet only")
+	}
+	return nil
+}
+
 // refuseFleet is what cancel and reconcile answer to --fleet.
 func refuseFleet(cmd *cli.Command, code int) error {
 	if !cmd.IsSet("fleet") {
@@ -37,11 +46,14 @@ func refuseFleet(cmd *cli.Command, code int) error {
 	return exitCode(code, "%s --fleet refused: a fleet is other hosts' shipped evidence, and lcwrap holds no authority over another host's processes; run 'lcwrap %s' on the child's own host", cmd.Name, cmd.Name)
 }
 
-// fleetRead opens the output at path and reads it all into a fleet.
+// fleetRead opens the output at path and an empty fleet, silent after
+// --silent-after where the command has it.
 func fleetRead(cmd *cli.Command, path string) (*fleet.Reader, *fleet.Fleet, error) {
-	d := cmd.Duration("silent-after")
-	if d <= 0 {
-		return nil, nil, usagef(cmd, "--silent-after must be positive, not %s", d)
+	d := fleet.DefaultSilentAfter
+	if cmd.IsSet("silent-after") {
+		if d = cmd.Duration("silent-after"); d <= 0 {
+			return nil, nil, usagef(cmd, "--silent-after must be positive, not %s", d)
+		}
 	}
 	r, err := fleet.NewReader(path)
 	if errors.Is(err, fleet.ErrNoOutput) {
@@ -77,6 +89,11 @@ func fleetStatus(ctx context.Context, cmd *cli.Command, std stdio) error {
 	for _, f := range []string{"file", "journal", "mixed"} {
 		if cmd.IsSet(f) {
 			return usagef(cmd, "--fleet and --%s name two inputs; choose one", f)
+		}
+	}
+	for _, f := range []string{"lock-timeout", "lock-stale-after", "fsync", "journal-max-bytes"} {
+		if cmd.IsSet(f) {
+			return usagef(cmd, "--%s applies to a journal lcwrap appends to, not to --fleet", f)
 		}
 	}
 	if cmd.Bool("reconcile") {
