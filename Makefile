@@ -76,6 +76,7 @@ fuzz:
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/fleet -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:
@@ -99,8 +100,10 @@ clean:
 chaos:
 	LCWRAP_CHAOS_FULL=1 $(GO) test -count=1 -v -timeout 30m -run '^(TestChaos|TestKilledOwnerReclaimedAtOnce)$$' ./internal/journal
 
-# Ships a journal that lcwrap writes through an OpenTelemetry Collector built
-# from the Go module proxy (examples/otel-collector/); not part of `make test`.
-.PHONY: otel-demo
-otel-demo:
-	bash examples/otel-collector/demo.sh
+# Three hosts' journals shipped through OpenTelemetry Collectors (an agent
+# per host, one gateway) built from the Go module proxy, read back by the
+# fleet readers; kills the gateway and one agent on the way
+# (examples/otel-collector/, docs/fleet.md). Not part of `make test`.
+.PHONY: fleet-demo
+fleet-demo:
+	bash examples/otel-collector/fleet-demo.sh

@@ -36,12 +36,16 @@ func cancelCommand(std stdio) *cli.Command {
 		Flags: append(journalFlags(),
 			&cli.StringFlag{Name: "reason", Usage: "why, recorded in the journal (redacted, cut to 512 characters)"},
 			&cli.DurationFlag{Name: "wait", Usage: "then wait up to `DURATION` for the child's terminal event"},
+			fleetFlag(),
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error { return cancelAction(ctx, cmd, std) },
 	}
 }
 
 func cancelAction(ctx context.Context, cmd *cli.Command, std stdio) error {
+	if err := refuseFleet(cmd, exitNoAuthority); err != nil {
+		return err
+	}
 	if cmd.Args().Len() != 1 || cmd.Args().First() == "" {
 		return usagef(cmd, "cancel takes one CHILD_ID ('lcwrap status' lists them), not %d arguments", cmd.Args().Len())
 	}

@@ -35,12 +35,19 @@ func snapshotCommand(std stdio) *cli.Command {
 		Flags: []cli.Flag{
 			journalFlags()[0], // --journal
 			&cli.StringFlag{Name: "reason", Value: "periodic", Usage: "why it is asked for: " + strings.Join(projection.SnapshotReasons, ", ") + " (part of the snapshotId)"},
+			fleetFlag(), silentAfterFlag(),
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error { return snapshotAction(cmd, std) },
 	}
 }
 
 func snapshotAction(cmd *cli.Command, std stdio) error {
+	if cmd.IsSet("fleet") {
+		return fleetSnapshot(cmd, std)
+	}
+	if err := fleetOnly(cmd); err != nil {
+		return err
+	}
 	reason := cmd.String("reason")
 	switch {
 	case cmd.Args().Len() > 0:

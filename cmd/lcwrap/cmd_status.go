@@ -55,12 +55,19 @@ func statusCommand(std stdio) *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print a JSON document (schema lcwrap-status/1) instead of the table"},
 			&cli.BoolFlag{Name: "reconcile", Usage: "append lost for stale children whose wrapper or adopted process is provably gone"},
 			&cli.BoolFlag{Name: "watch", Usage: "refresh every second until interrupted"},
+			fleetFlag(), silentAfterFlag(),
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error { return statusAction(ctx, cmd, std) },
 	}
 }
 
 func statusAction(ctx context.Context, cmd *cli.Command, std stdio) error {
+	if cmd.IsSet("fleet") {
+		return fleetStatus(ctx, cmd, std)
+	}
+	if err := fleetOnly(cmd); err != nil {
+		return err
+	}
 	file := cmd.String("file")
 	switch {
 	case cmd.Args().Len() > 0:
@@ -353,12 +360,16 @@ func reconcileCommand(std stdio) *cli.Command {
 		Flags: append(journalFlags(),
 			&cli.StringFlag{Name: "snapshot", Usage: "the snapshot to apply: `FILE`, or - for standard input"},
 			&cli.IntFlag{Name: "grace", Value: projection.DefaultGrace, Usage: "consecutive complete misses before an omitted child is surfaced as stale, state unknown"},
+			fleetFlag(),
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error { return reconcileAction(ctx, cmd, std) },
 	}
 }
 
 func reconcileAction(ctx context.Context, cmd *cli.Command, std stdio) error {
+	if err := refuseFleet(cmd, exitRefused); err != nil {
+		return err
+	}
 	name := cmd.String("snapshot")
 	switch {
 	case cmd.Args().Len() > 0:

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -35,19 +36,34 @@ func tailCommand(std stdio) *cli.Command {
 			"no event of is an error (exit 1); with --follow, tail waits for its events.",
 		Flags: []cli.Flag{
 			journalFlags()[0], // --journal
-			&cli.Int64Flag{Name: "after", Usage: "print lines after journalSequence `N`"},
+			&cli.StringFlag{Name: "after", Usage: "print lines after journalSequence `N` (with --fleet: after a fleet CURSOR)"},
 			&cli.StringFlag{Name: "after-event", Usage: "print lines after the line holding eventId `ID`"},
 			&cli.StringFlag{Name: "child", Usage: "print only events of child `ID`"},
 			&cli.Int64Flag{Name: "last", Aliases: []string{"n"}, Usage: "print only the last `N` lines (then, with --follow, the new ones)"},
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing appended lines until interrupted"},
+			fleetFlag(),
+			&cli.StringFlag{Name: "host", Usage: "with --fleet: print only events of host `NAME`"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.IsSet("fleet") {
+				return fleetTail(ctx, cmd, std)
+			}
 			if cmd.Args().Len() > 0 {
 				return usagef(cmd, "unexpected argument %q", cmd.Args().First())
 			}
-			after := cmd.Int64("after")
-			if after < 0 {
-				return usagef(cmd, "--after must be 0 or more, not %d", after)
+			if cmd.IsSet("host") {
+				return usagef(cmd, "--host applies to --fleet only")
+			}
+			var after int64
+			if s := cmd.String("after"); s != "" {
+				n, err := strconv.ParseInt(s, 10, 64)
+				switch {
+				case err != nil:
+					return usagef(cmd, "invalid value %q for --after: a journalSequence (with --fleet: a fleet cursor)", s)
+				case n < 0:
+					return usagef(cmd, "--after must be 0 or more, not %d", n)
+				}
+				after = n
 			}
 			if cmd.IsSet("after") && cmd.IsSet("after-event") {
 				return usagef(cmd, "use --after or --after-event, not both")

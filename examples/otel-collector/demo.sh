@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make otel-demo: ship a journal that lcwrap writes through an OpenTelemetry
+# bash examples/otel-collector/demo.sh: ship a journal that lcwrap writes through an OpenTelemetry
 # Collector (built from the Go module proxy in ./collector, with only the
 # components ./config.yaml uses), export it to a file, and check that every
 # journal line arrived as one log record with the right attributes.

@@ -172,13 +172,20 @@ func (d *Decoder) redact(s string) string {
 // diagnosticText makes raw input safe to show: valid UTF-8, redacted, then
 // cut to MaxDiagnosticText characters; empty without a Redact option.
 func (d *Decoder) diagnosticText(raw []byte) string {
-	if d.opts.Redact == nil {
+	return DiagnosticText(raw, d.opts.Redact)
+}
+
+// DiagnosticText makes raw input safe to keep in a diagnostic: its first
+// bytes as valid UTF-8, passed through redact, cut to MaxDiagnosticText
+// characters; empty when redact is nil (the core redacts nothing itself).
+func DiagnosticText(raw []byte, redact func(string) string) string {
+	if redact == nil {
 		return ""
 	}
 	if len(raw) > linereader.OversizedKeep {
 		raw = raw[:linereader.OversizedKeep]
 	}
-	return d.redact(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	return CutRunes(redact(strings.ToValidUTF8(string(raw), "\uFFFD")), MaxDiagnosticText)
 }
 
 // Stats returns the counts so far.

@@ -22,12 +22,16 @@ import (
 	"go.opentelemetry.io/collector/exporter/otlphttpexporter"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/otelcol"
+	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/receiver/filelogreceiver"
+
+	"github.com/lcwrap/lcwrap/examples/otel-collector/collector/receivetime"
 )
 
 // version names this distribution, not lcwrap: the collector release it is
@@ -42,6 +46,12 @@ func components() (otelcol.Factories, error) {
 	// and mapping, so the distribution needs no processor.
 	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		filelogreceiver.NewFactory(),
+		otlpreceiver.NewFactory(),
+	); err != nil {
+		return f, err
+	}
+	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](
+		receivetime.NewFactory(),
 	); err != nil {
 		return f, err
 	}
