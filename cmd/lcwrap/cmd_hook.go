@@ -103,9 +103,5 @@ func hookHelp() helpText {
 			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},
 			{"lcwrap hook claude-code < payload.json", "record one payload (what Claude Code does)"},
 		},
-		exit: []exitRow{
-			{"0", "always, whatever happened to the payload (a hook never fails its agent)"},
-			{"125", "usage error"},
-		},
 	}
 }

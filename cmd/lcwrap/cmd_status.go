@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/view"
@@ -23,7 +24,7 @@ import (
 
 // exitRefused is reconcile's answer to a snapshot it will not apply
 // (unreadable, malformed, incomplete): nothing was appended.
-const exitRefused = 2
+const exitRefused = exitcode.Refused
 
 // maxSnapshotBytes caps a snapshot read into memory.
 const maxSnapshotBytes = 16 << 20
