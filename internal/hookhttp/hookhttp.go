@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,8 @@ var (
 	ErrMalformed = errors.New("hookhttp: malformed request")
 	// ErrTooLarge means a header or body exceeded its limit.
 	ErrTooLarge = errors.New("hookhttp: request too large")
+	// ErrIdle means the read deadline passed before a request began.
+	ErrIdle = errors.New("hookhttp: no request before the deadline")
 )
 
 // Request is what ReadRequest reads.
@@ -51,8 +54,10 @@ type Request struct {
 }
 
 // ReadRequest reads one request from r. Outcomes: the Request; io.EOF
-// when the connection ended between requests; ErrMalformed or
-// ErrTooLarge (the connection should then be closed); a read error.
+// when the connection ended between requests; ErrIdle when the read
+// deadline passed between requests (an idle keep-alive connection);
+// ErrMalformed or ErrTooLarge (the connection should then be closed); a
+// read error.
 func ReadRequest(r *bufio.Reader) (*Request, error) {
 	var head []string
 	size := 0
@@ -68,6 +73,9 @@ func ReadRequest(r *bufio.Reader) (*Request, error) {
 			}
 			if len(head) == 0 && len(line) == 0 && errors.Is(err, io.EOF) {
 				return nil, io.EOF
+			}
+			if len(head) == 0 && len(line) == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil, ErrIdle
 			}
 			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 		}
@@ -256,7 +264,10 @@ func (s *Server) serve(c net.Conn) {
 		c.SetReadDeadline(time.Now().Add(ReadTimeout))
 		req, err := ReadRequest(r)
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			// An idle keep-alive connection (the agent's, between two
+			// hooks; every one at Close) ends quietly: only a request
+			// that was bad, or cut short, is answered 400 and rejected.
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, ErrIdle) {
 				s.rejected("unreadable request")
 				io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 			}

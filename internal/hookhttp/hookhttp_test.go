@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -231,5 +232,73 @@ func TestCloseDuringAcceptRetry(t *testing.T) {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("Close did not return while the server waited to accept again")
+	}
+}
+
+// A keep-alive connection left idle (the agent's, between two hooks) ends
+// quietly at the read deadline and at Close: no 400 sent on it, nothing
+// rejected. A request cut short by the deadline is still rejected.
+func TestIdleConnectionIsNoBadRequest(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var rejected []string
+	s := Serve(ln, "tok", func([]byte) {}, func(r string) {
+		mu.Lock()
+		rejected = append(rejected, r)
+		mu.Unlock()
+	})
+	idle, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	r := bufio.NewReader(idle)
+	idle.Write([]byte("POST /hook HTTP/1.1\r\nX-Lcwrap-Token: tok\r\nContent-Length: 2\r\n\r\n{}"))
+	if line, _ := r.ReadString('\n'); !strings.Contains(line, "200") {
+		t.Fatalf("first: %q", line)
+	}
+	for range 2 {
+		r.ReadString('\n')
+	}
+	cut, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cut.Close()
+	cut.Write([]byte("POST /hook HTTP/1.1\r\nX-Lcwrap-Token: tok\r\nContent-Length: 10\r\n\r\n{}"))
+	// The idle connection has been served once: wait for the cut one to
+	// be read before closing.
+	waitFor(t, "the cut request to be taken", func() bool { return s.openConns() == 2 })
+	s.Close(time.Second)
+	idle.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if rest, err := io.ReadAll(r); err != nil || len(rest) != 0 {
+		t.Fatalf("the idle connection got %q (%v), want nothing", rest, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(rejected, "|") != "unreadable request" {
+		t.Fatalf("rejected %q, want the cut request only", rejected)
+	}
+}
+
+// openConns is how many connections the server holds.
+func (s *Server) openConns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// waitFor polls cond until it holds, failing the test after 30 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for wait := time.Millisecond; !cond(); wait = min(2*wait, 50*time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s in 30 s", what)
+		}
+		time.Sleep(wait)
 	}
 }
