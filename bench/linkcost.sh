@@ -16,6 +16,9 @@
 #     init clock, median of INIT_RUNS runs, per binary.
 #  3. one hook request (bench/hookserver): median and p99 per server.
 #
+# Not in make bench's default sections (it takes minutes): run it alone,
+# or as BENCH_SECTIONS=linkcost make bench.
+#
 # The OTLP variant needs go.opentelemetry.io/proto/otlp in the module
 # cache (a scratch go.mod under $BENCH_TMP; the repository's go.mod is
 # not touched): without network and cache its rows are left out.
@@ -58,26 +61,37 @@ if [ -n "$OTLP" ]; then
   labels+=("lcwrap --no-journal, OTLP-JSON reader linked")
   bins+=("$OTLP")
 fi
-row() { # index
-  local b=${bins[$1]}
-  case $b in
-  */lcwrap*) "$TIMEIT" -n 20 -warmup 2 -label "${labels[$1]}" -- "$b" --no-journal -- "$TRUE" ;;
-  *) "$TIMEIT" -n 20 -warmup 2 -label "${labels[$1]}" -- "$b" "$TRUE" ;;
+# argv INDEX: the command line of row INDEX (lcwrap's rows take
+# --no-journal --).
+argv() {
+  case $(basename "${bins[$1]}") in
+  lcwrap*) echo "${bins[$1]} --no-journal -- $TRUE" ;;
+  *) echo "${bins[$1]} $TRUE" ;;
   esac
 }
-declare -A walls cpus rss
+row() { # index
+  # shellcheck disable=SC2046
+  "$TIMEIT" -n 20 -warmup 2 -label "${labels[$1]}" -- $(argv "$1")
+}
+declare -A walls mins cpus rss
+# Every row must run its command to a clean end first.
+for i in "${!bins[@]}"; do
+  # shellcheck disable=SC2046
+  $(argv "$i") || { echo "linkcost: $(argv "$i") failed" >&2; exit 1; }
+done
 for ((r = 0; r < N / 20; r++)); do
   while IFS=$'\t' read -r label runs med min max cpu peak; do
-    walls[$label]+="$med "; cpus[$label]+="$cpu "; rss[$label]=$peak
+    walls[$label]+="$med "; mins[$label]+="$min "; cpus[$label]+="$cpu "; rss[$label]=$peak
   done < <(for i in "${!bins[@]}"; do row "$i"; done)
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+minimum() { tr ' ' '\n' | grep . | sort -g | head -1; }
 # init_ms BIN ARGS...: the median over INIT_RUNS runs of the sum of every
 # package's init clock (ms), GODEBUG=inittrace=1.
 init_ms() {
   local k
   for ((k = 0; k < INIT_RUNS; k++)); do
-    GODEBUG=inittrace=1 "$@" 2>&1 >/dev/null | awk '$1 == "init" { for (i = 1; i <= NF; i++) if ($(i+1) == "ms" && $(i+2) == "clock,") s += $i } END { printf "%.3f\n", s }'
+    { GODEBUG=inittrace=1 "$@" 2>&1 >/dev/null || true; } | awk '$1 == "init" { for (i = 1; i <= NF; i++) if ($(i+1) == "ms" && $(i+2) == "clock,") s += $i } END { printf "%.3f\n", s }'
   done | median
 }
 floor_wall=$(echo "${walls[${labels[0]}]}" | median)
@@ -86,21 +100,24 @@ echo
 echo "Whole-process wall time wrapping \`$TRUE\`: $N runs each, in interleaved rounds of 20; the"
 echo "median of the rounds' medians; the cost is the difference to the row it adds to, and its"
 echo "ratio to the Go floor. Init: the sum of every package's init clock (\`GODEBUG=inittrace=1\`),"
-echo "median of $INIT_RUNS runs."
+echo "median of $INIT_RUNS runs. The minimum wall time (of all $N runs) is the least disturbed run: on a"
+echo "loaded machine it says more than the median."
 echo
-echo "| binary | median wall (ms) | ratio to the Go floor | added wall (ms) | added / Go floor | init (ms) | size (KiB) | peak RSS (KiB) |"
-echo "|---|---|---|---|---|---|---|---|"
-base=""
+echo "| binary | median wall (ms) | ratio to the Go floor | added wall (ms) | added / Go floor | min wall (ms) | added min (ms) | median CPU (ms) | added CPU (ms) | init (ms) | size (KiB) | peak RSS (KiB) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+base="" cbase="" mbase=""
 for i in "${!labels[@]}"; do
   l=${labels[$i]}
   w=$(echo "${walls[$l]}" | median)
-  case $i in 0 | 3) base=$w ;; esac
-  case ${bins[$i]} in
-  */lcwrap*) im=$(init_ms "${bins[$i]}" --no-journal -- "$TRUE") ;;
-  *) im=$(init_ms "${bins[$i]}" "$TRUE") ;;
-  esac
+  c=$(echo "${cpus[$l]}" | median)
+  m=$(echo "${mins[$l]}" | minimum)
+  case $i in 0 | 3) base=$w; cbase=$c; mbase=$m ;; esac
+  # shellcheck disable=SC2046
+  im=$(init_ms $(argv "$i"))
   add=$(awk -v a="$w" -v b="$base" 'BEGIN { printf "%.2f", a - b }')
-  printf '| %s | %.2f | %s× | %s | %s× | %s | %d | %s |\n' "$l" "$w" "$(ratio "$w" "$floor_wall")" "$add" "$(ratio "$add" "$floor_wall")" "$im" $(($(stat -c %s "${bins[$i]}") / 1024)) "${rss[$l]}"
+  cadd=$(awk -v a="$c" -v b="$cbase" 'BEGIN { printf "%.2f", a - b }')
+  madd=$(awk -v a="$m" -v b="$mbase" 'BEGIN { printf "%.2f", a - b }')
+  printf '| %s | %.2f | %s× | %s | %s× | %.2f | %s | %.2f | %s | %s | %d | %s |\n' "$l" "$w" "$(ratio "$w" "$floor_wall")" "$add" "$(ratio "$add" "$floor_wall")" "$m" "$madd" "$c" "$cadd" "$im" $(($(stat -c %s "${bins[$i]}") / 1024)) "${rss[$l]}"
 done
 echo
 echo "0.05× the Go floor (issue 21's margin for keeping a hand-written twin): $(awk -v f="$floor_wall" 'BEGIN { printf "%.3f", f * 0.05 }') ms."
