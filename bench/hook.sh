@@ -19,7 +19,7 @@ chmod +x "$D/lcwrap-hook.sh"
 echo "## Hook call (issue 15)"
 echo
 echo "Wall time of one \`lcwrap hook claude-code\` call, process start to exit, replaying the"
-echo "recorded payloads of agent/claudecode/testdata/hooks as new sessions; $N calls each."
+echo "recorded payloads of internal/agent/claudecode/testdata/hooks as new sessions; $N calls each."
 echo "Goal: median ≤ 10 ms, on a large journal too. The peer is the shell hook it retired."
 echo
 echo "| handler | calls | median (ms) | p99 (ms) | median ratio |"

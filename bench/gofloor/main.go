@@ -4,6 +4,10 @@
 // and exits with their code. Nothing else: no flags, no events, no
 // journal. "gofloor -append FILE" is the floor of any Go appender, for
 // the emit loop: it appends one line to FILE under flock(2).
+//
+// Built with -tags nethttp (or hookhttp) it also links net/http's server
+// (or lcwrap's own hook server) and starts none: the start-up cost of
+// linking one, for bench/linkcost.sh. "gofloor -serve" starts it.
 package main
 
 import (
@@ -22,6 +26,10 @@ func main() {
 	if args[0] == "-append" && len(args) == 2 {
 		os.Exit(appendLine(args[1]))
 	}
+	if args[0] == "-serve" && serve != nil {
+		serve()
+		os.Exit(0)
+	}
 	pid, err := syscall.ForkExec(args[0], args, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
@@ -39,6 +47,9 @@ func main() {
 	}
 	os.Exit(ws.ExitStatus())
 }
+
+// serve starts the linked server (set by a tagged file; nil untagged).
+var serve func()
 
 func appendLine(name string) int {
 	fd, err := syscall.Open(name, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)

@@ -1,6 +1,6 @@
 // Command hookbench measures one Claude Code hook call as the agent pays
 // for it: a new process per call, a payload on stdin, until it exits. It
-// replays recorded payloads (agent/claudecode/testdata/hooks) as many
+// replays recorded payloads (internal/agent/claudecode/testdata/hooks) as many
 // sessions, each call a fresh process of the handler under test, and
 // prints one markdown row per handler: median and p99 wall time and the
 // ratio to the first handler. It is a benchmark, not part of lcwrap.
@@ -21,7 +21,7 @@ import (
 
 func main() {
 	n := flag.Int("n", 300, "hook calls per handler")
-	payloads := flag.String("payloads", "agent/claudecode/testdata/hooks", "recorded payloads")
+	payloads := flag.String("payloads", "internal/agent/claudecode/testdata/hooks", "recorded payloads")
 	flag.Parse()
 	// handlers: label=command (split on spaces, payload on stdin)
 	files, _ := filepath.Glob(filepath.Join(*payloads, "*.json"))

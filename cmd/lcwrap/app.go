@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 	"github.com/lcwrap/lcwrap/internal/termtext"
 )
@@ -19,9 +20,10 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// Exit codes of lcwrap itself (the child's own code passes through).
+// Exit codes of lcwrap itself (the child's own code passes through); the
+// one table is internal/exitcode.
 const (
-	exitUsage = 125 // lcwrap's own usage error: nothing was started
+	exitUsage = exitcode.Usage // lcwrap's own usage error: nothing was started
 )
 
 // usageError is a command-line mistake: exit 125 with one line saying what

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 )
 
 // commandPaths lists every command of the tree below the root, as the
@@ -245,6 +247,58 @@ func TestSuggest(t *testing.T) {
 	} {
 		if got := suggest(word, names); got != want {
 			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
+		}
+	}
+}
+
+// Every command's exit status is the one table's (internal/exitcode):
+// each of its rows, in order, and nothing else; every command has rows;
+// 'lcwrap help exit-codes' lists every code some command gives.
+func TestHelpExitStatusIsTheTable(t *testing.T) {
+	paths := append([][]string{nil}, commandPaths(newApp(stdio{}), nil)...)
+	for _, path := range paths {
+		full := strings.Join(append([]string{"lcwrap"}, path...), " ")
+		rows := exitcode.For(full)
+		if len(rows) == 0 {
+			t.Errorf("%s: no row in internal/exitcode's table", full)
+			continue
+		}
+		text := helpOf(t, path...)
+		exit := text[strings.Index(text, "\nExit status:\n")+len("\nExit status:\n"):]
+		var codes []string
+		for line := range strings.Lines(exit) {
+			if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") {
+				codes = append(codes, f[0])
+			}
+		}
+		var want []string
+		for _, r := range rows {
+			want = append(want, strings.Fields(r.Code)[0])
+			if !strings.Contains(strings.Join(strings.Fields(exit), " "), r.Meaning) {
+				t.Errorf("%s: help does not say %q:\n%s", full, r.Meaning, exit)
+			}
+		}
+		if h := helps()[full]; h.exitNote != "" {
+			want = append(want, strings.Fields(h.exitNote)[0])
+		}
+		if !slices.Equal(codes, want) {
+			t.Errorf("%s: exit codes %q, the table's %q", full, codes, want)
+		}
+	}
+	var out, errw bytes.Buffer
+	if code := runWith(context.Background(), []string{"lcwrap", "help", "exit-codes"}, stdio{out: &out, err: &errw}); code != 0 || errw.Len() > 0 {
+		t.Fatalf("lcwrap help exit-codes: exit %d, %s", code, errw.String())
+	}
+	all := out.String()
+	for i, line := range strings.Split(all, "\n") {
+		if n := utf8.RuneCountInString(line); n > helpWidth {
+			t.Errorf("lcwrap help exit-codes: line %d is %d columns", i+1, n)
+		}
+	}
+	for _, s := range exitcode.Table {
+		given := slices.ContainsFunc(s.Uses, func(u exitcode.Use) bool { return !u.Reserved })
+		if listed := strings.Contains(all, "\n  "+s.Shown+" "); listed != given {
+			t.Errorf("lcwrap help exit-codes: %s listed %v, given by a command %v", s.Shown, listed, given)
 		}
 	}
 }

@@ -8,18 +8,19 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/cancel"
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
 
 // The exit codes of lcwrap cancel (docs/orchestrator.md). Every refusal
 // happens before anything is sent.
 const (
-	exitCancelTimeout = 1 // --wait: the request was sent, the child has not ended yet
-	exitCancelJournal = 2 // the journal cannot be read, or the request cannot be recorded
-	exitNoAuthority   = 3 // no verified authority: adopted/external, another host, unverifiable
-	exitUnknownChild  = 4 // no such child in the journal
-	exitNotRunning    = 5 // it has already ended, or has not started yet
-	exitWrapperGone   = 6 // its wrapper is gone: the child may be lost
+	exitCancelTimeout = exitcode.Failed            // --wait: the request was sent, the child has not ended yet
+	exitCancelJournal = exitcode.Refused           // the journal cannot be read, or the request cannot be recorded
+	exitNoAuthority   = exitcode.CancelNoAuthority // no verified authority: adopted/external, another host, unverifiable
+	exitUnknownChild  = exitcode.CancelNoSuchChild // no such child in the journal
+	exitNotRunning    = exitcode.CancelNotRunning  // it has already ended, or has not started yet
+	exitWrapperGone   = exitcode.CancelWrapperGone // its wrapper is gone: the child may be lost
 )
 
 func cancelCommand(std stdio) *cli.Command {

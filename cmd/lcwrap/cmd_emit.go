@@ -14,16 +14,16 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/linereader"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
-// exitUncertain is emit's exit status when the event was written to the
-// journal but whether it stands is unknown (journal.ErrUncertain): a
-// caller that retried on it could write the event twice.
-const exitUncertain = 121
+// exitUncertain is emit's exit status when the event went into the
+// journal but whether it stands is unknown (the exit-status table's 121).
+const exitUncertain = exitcode.EmitUnknown
 
 // emitEpoch is the sourceEpoch of `lcwrap emit` for a source unless
 // --source-epoch says otherwise: stable, so that repeated calls for one

@@ -89,10 +89,6 @@ func hookHelp() helpText {
 			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},
 			{"lcwrap help hook claude-code", "what a Claude Code hook call records"},
 		},
-		exit: []exitRow{
-			{"0", "see each command's help"},
-			{"125", "usage error (no agent named)"},
-		},
 	}
 }
 
@@ -102,10 +98,6 @@ func claudeCodeHookHelp() helpText {
 		examples: []example{
 			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},
 			{"lcwrap hook claude-code < payload.json", "record one payload (what Claude Code does)"},
-		},
-		exit: []exitRow{
-			{"0", "always, whatever happened to the payload (a hook never fails its agent)"},
-			{"125", "usage error"},
 		},
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
 	"github.com/lcwrap/lcwrap/internal/reconcile"
@@ -28,7 +29,7 @@ import (
 
 // exitRefused is reconcile's answer to a snapshot it will not apply
 // (unreadable, malformed, incomplete): nothing was appended.
-const exitRefused = 2
+const exitRefused = exitcode.Refused
 
 // maxSnapshotBytes caps a snapshot read into memory.
 const maxSnapshotBytes = 16 << 20

@@ -10,24 +10,28 @@ import (
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 )
 
 // helpWidth is the width every help line fits in.
 const helpWidth = 80
 
 // helpText is what a command's help says beyond its own fields (Usage,
-// Description, Flags): two or three examples and its exit status.
+// Description, Flags): two or three examples. Its exit status comes from
+// the one table (internal/exitcode), with exitNote after it.
 type helpText struct {
 	examples []example
-	exit     []exitRow
+	exitNote string   // a line after the exit status
 	flags    []string // the root only: the few flags its help lists
 }
 
 type example struct{ line, what string }
 
-type exitRow struct{ code, meaning string }
+// exitCodesTopic is 'lcwrap help exit-codes': every exit status.
+const exitCodesTopic = "exit-codes"
 
-// helps holds the examples and exit status of every command, keyed by its
+// helps holds the examples of every command, keyed by its
 // full name ("lcwrap journal verify"). A new command adds its entry here:
 // TestHelpEveryCommand fails for a command without one. It is built on
 // first use (only help needs it), like every table off the run path.
@@ -40,7 +44,6 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap --emit stderr -- make test", "the same, with lifecycle lines in the log"},
 				{"lcwrap status", "what is running, what ended and how"},
 			},
-			exit: runExit,
 		},
 		"lcwrap run": {
 			examples: []example{
@@ -48,18 +51,11 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap --timeout 10m --emit stderr -- make test", "cancel after 10 minutes"},
 				{"lcwrap --notify --ready notify -- ./server", "running once it sends READY=1"},
 			},
-			exit: runExit,
 		},
 		"lcwrap adopt": {
 			examples: []example{
 				{"lcwrap adopt 4242", "observe pid 4242 until it is gone"},
 				{"lcwrap adopt --pid-file /run/app.pid --emit stderr", "its pid from a file"},
-			},
-			exit: []exitRow{
-				{"0", "every process was observed to its end"},
-				{"1", "a pid, or what --agent NAME was asked to follow, could not be adopted (the others are still observed)"},
-				{"130, 143", "lcwrap adopt got SIGINT or SIGTERM (the processes are untouched)"},
-				{"125", "usage error"},
 			},
 		},
 		"lcwrap status": {
@@ -68,22 +64,11 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap status --file ci.log --mixed", "the children an event stream or CI log shows"},
 				{"lcwrap status --reconcile", "record stale children whose process is gone as lost"},
 			},
-			exit: []exitRow{
-				{"0", "shown"},
-				{"1", "the journal or --file is missing or cannot be read, or the journal cannot be appended to"},
-				{"125", "usage error"},
-			},
 		},
 		"lcwrap reconcile": {
 			examples: []example{
 				{"lcwrap reconcile --snapshot snap.json", "apply a snapshot from a file"},
 				{"orchestrator-snapshot | lcwrap reconcile --snapshot -", "from standard input"},
-			},
-			exit: []exitRow{
-				{"0", "applied (even if nothing changed)"},
-				{"1", "the journal cannot be read or appended to"},
-				{"2", "the snapshot is refused: nothing was appended"},
-				{"125", "usage error"},
 			},
 		},
 		"lcwrap snapshot": {
@@ -91,28 +76,13 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap snapshot", "every child, each checked now"},
 				{"lcwrap snapshot --reason reconnect | jq .complete", "after a reconnect"},
 			},
-			exit: []exitRow{
-				{"0", "printed (complete or not)"},
-				{"1", "the journal cannot be read"},
-				{"125", "usage error"},
-			},
 		},
 		"lcwrap cancel": {
 			examples: []example{
 				{"lcwrap cancel build-7 --reason superseded", "ask build-7 to stop"},
 				{"lcwrap cancel build-7 --wait 30s", "and wait for its terminal event"},
 			},
-			exit: []exitRow{
-				{"0", "sent (with --wait: the child ended; its terminal state is printed)"},
-				{"1", "--wait ran out: sent, not ended yet"},
-				{"2", "the journal cannot be read, or the request cannot be recorded"},
-				{"3", "no authority: an adopted or external child, or a wrapper on another host or that cannot be verified"},
-				{"4", "no such child"},
-				{"5", "it has already ended, or has not started yet"},
-				{"6", "its wrapper is gone: the child may be lost ('lcwrap status --reconcile')"},
-				{"125", "usage error"},
-				{"", "From 2 on, nothing was sent."},
-			},
+			exitNote: "From 2 on, nothing was sent.",
 		},
 		"lcwrap tail": {
 			examples: []example{
@@ -120,22 +90,11 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap tail --follow --child build-7", "one child's events, as they come"},
 				{"lcwrap tail -n 20", "the last 20 lines"},
 			},
-			exit: []exitRow{
-				{"0", "printed (with --follow: interrupted)"},
-				{"1", "the journal is missing, a bad line stops it (the message names it), or --child has no event"},
-				{"125", "usage error"},
-			},
 		},
 		"lcwrap emit": {
 			examples: []example{
 				{"lcwrap emit --child-id build-7 --kind activity --activity linking", "one activity event"},
 				{"lcwrap emit --child-id job-3 --kind created --state created --external", "a child lcwrap did not start"},
-			},
-			exit: []exitRow{
-				{"0", "every requested sink took the event"},
-				{"1", "a sink failed (the message names it)"},
-				{"121", "unknown whether written to the journal: do not retry blindly"},
-				{"125", "a bad flag or event: nothing was written"},
 			},
 		},
 		"lcwrap journal": {
@@ -143,20 +102,11 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap journal path", "where the journal is"},
 				{"lcwrap journal verify || lcwrap journal repair", "check it; unblock it if needed"},
 			},
-			exit: []exitRow{
-				{"0", "done"},
-				{"1", "see each command's help"},
-				{"125", "usage error"},
-			},
 		},
 		"lcwrap journal path": {
 			examples: []example{
 				{"lcwrap journal path", "the journal's path"},
 				{"LCWRAP_JOURNAL=ci.jsonl lcwrap journal path", "as the environment resolves it"},
-			},
-			exit: []exitRow{
-				{"0", "printed"},
-				{"125", "no path can be resolved (no $HOME), or a usage error"},
 			},
 		},
 		"lcwrap journal verify": {
@@ -164,21 +114,11 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap journal verify", "read the whole journal"},
 				{"lcwrap journal verify --journal ci.jsonl", "another journal"},
 			},
-			exit: []exitRow{
-				{"0", "clean"},
-				{"1", "a problem (the first one is named), or no journal"},
-				{"125", "usage error"},
-			},
 		},
 		"lcwrap journal repair": {
 			examples: []example{
 				{"lcwrap journal repair", "quarantine from the first bad line on"},
 				{"lcwrap journal repair --journal ci.jsonl", "another journal"},
-			},
-			exit: []exitRow{
-				{"0", "repaired, or nothing to repair"},
-				{"1", "it could not be repaired, or no journal"},
-				{"125", "usage error"},
 			},
 		},
 		"lcwrap journal unlock": {
@@ -186,32 +126,17 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap journal unlock --token 0b6c1f7e", "break the lock that token holds"},
 				{"lcwrap journal unlock --journal ci.jsonl --token 0b6c1f7e", "another journal"},
 			},
-			exit: []exitRow{
-				{"0", "the lock was broken"},
-				{"1", "not broken: no lock, another token, or an owner alive"},
-				{"125", "usage error"},
-			},
 		},
 		"lcwrap validate": {
 			examples: []example{
 				{"lcwrap validate events.jsonl", "every line must be a valid event"},
 				{"lcwrap validate --mixed --require-events ci.log", "a CI log where lcwrap must have run"},
 			},
-			exit: []exitRow{
-				{"0", "every line is valid (and, with --require-events, each input holds an event)"},
-				{"1", "an invalid line, an input with no event under --require-events, or an input that cannot be read"},
-				{"125", "usage error"},
-			},
 		},
 		"lcwrap top": {
 			examples: []example{
 				{"lcwrap top", "the live tree of every child in the journal"},
 				{"NO_COLOR=1 lcwrap top --journal ci.jsonl", "another journal, without colour"},
-			},
-			exit: []exitRow{
-				{"0", "quit (q, ^C, SIGTERM)"},
-				{"1", "lcwrap-top cannot be found or run"},
-				{"125", "usage error, or standard output is not a terminal"},
 			},
 		},
 		"lcwrap report": {
@@ -220,25 +145,18 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap report --since 2h --child build-7 --html b.html", "one child's tree, last 2 hours"},
 				{"lcwrap report --file ci.log --mixed > report.html", "from a CI log"},
 			},
-			exit: []exitRow{
-				{"0", "written"},
-				{"1", "the input cannot be read, or the file cannot be written"},
-				{"125", "usage error"},
-			},
 		},
 		"lcwrap help": {
 			examples: []example{
 				{"lcwrap help", "this list of commands"},
 				{"lcwrap help status", "one command's help, as 'lcwrap status --help'"},
 			},
-			exit: []exitRow{{"0", "shown"}, {"125", "no such command"}},
 		},
 		"lcwrap version": {
 			examples: []example{
 				{"lcwrap version", "lcwrap's version"},
 				{"lcwrap --version", "the same"},
 			},
-			exit: []exitRow{{"0", "printed"}},
 		},
 	}
 	m["lcwrap hook"] = hookHelp()
@@ -246,22 +164,16 @@ var helps = sync.OnceValue(func() map[string]helpText {
 	return m
 })
 
-// runExit is the exit status of a run ("lcwrap CMD", "lcwrap run CMD").
-var runExit = []exitRow{
-	{"N", "the command's own exit code (an exit code is not task success)"},
-	{"128+N", "a signal N killed the command"},
-	{"124", "--timeout or --ready-timeout cancelled it"},
-	{"126", "the command could not be executed"},
-	{"127", "the command was not found"},
-	{"125", "lcwrap's own usage error: nothing was started, no events"},
-}
-
 func helpCommand(std stdio) *cli.Command {
 	return &cli.Command{
 		Name:      "help",
-		Usage:     "show the help of lcwrap or of one of its commands",
+		Usage:     "show the help of lcwrap or of one of its commands ('lcwrap help exit-codes': every exit status)",
 		ArgsUsage: "[COMMAND...]",
 		Action: func(_ context.Context, cmd *cli.Command) error {
+			if args := cmd.Args().Slice(); len(args) == 1 && args[0] == exitCodesTopic {
+				writeExitCodes(std.out)
+				return nil
+			}
 			c := cmd.Root()
 			for _, name := range cmd.Args().Slice() {
 				sub := c.Command(name)
@@ -370,18 +282,41 @@ func writeHelp(w io.Writer, cmd *cli.Command) {
 			b.WriteString(wrapText("      "+e.what, 6, 6))
 		}
 	}
-	if len(h.exit) > 0 {
+	if exit := exitcode.For(name); len(exit) > 0 {
 		b.WriteString("\nExit status:\n")
 		var rows [][2]string
-		for _, e := range h.exit {
-			if e.code == "" {
-				b.WriteString(wrapText("  "+e.meaning, 2, 2))
-				continue
-			}
-			rows = append(rows, [2]string{e.code, e.meaning})
+		for _, e := range exit {
+			rows = append(rows, [2]string{e.Code, e.Meaning})
 		}
 		writeColumns(&b, rows, 2)
+		if h.exitNote != "" {
+			b.WriteString(wrapText("  "+h.exitNote, 2, 2))
+		}
 	}
+	io.WriteString(w, b.String())
+}
+
+// writeExitCodes writes every exit status of lcwrap and its commands:
+// the one table (internal/exitcode), as docs/run.md shows it, without the
+// codes no command gives yet.
+func writeExitCodes(w io.Writer) {
+	var b strings.Builder
+	b.WriteString(wrapText("Exit status of lcwrap and its commands (each command's help lists its own):", 0, 0))
+	var rows [][2]string
+	for _, s := range exitcode.Table {
+		var cmds []string
+		for _, u := range s.Uses {
+			if !u.Reserved {
+				cmds = append(cmds, strings.TrimPrefix(u.Command, "lcwrap "))
+			}
+		}
+		if len(cmds) == 0 {
+			continue
+		}
+		rows = append(rows, [2]string{fmt.Sprintf("%-5s  %s", s.Shown, s.Name), s.Meaning + " [" + strings.Join(cmds, ", ") + "]"})
+	}
+	b.WriteString("\n")
+	writeColumns(&b, rows, 2)
 	io.WriteString(w, b.String())
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,11 +26,23 @@ const (
 // TokenHeader carries the per-run token.
 const TokenHeader = "X-Lcwrap-Token"
 
+// HookPath is where Serve takes an agent's hook payloads.
+const HookPath = "/hook"
+
+// Accept's retry after a failure: the first wait, doubled up to the last
+// (as net/http's Server does).
+const (
+	acceptRetryFirst = 5 * time.Millisecond
+	acceptRetryMax   = time.Second
+)
+
 var (
 	// ErrMalformed means a request could not be read as HTTP/1.1.
 	ErrMalformed = errors.New("hookhttp: malformed request")
 	// ErrTooLarge means a header or body exceeded its limit.
 	ErrTooLarge = errors.New("hookhttp: request too large")
+	// ErrIdle means the read deadline passed before a request began.
+	ErrIdle = errors.New("hookhttp: no request before the deadline")
 )
 
 // Request is what ReadRequest reads.
@@ -41,8 +54,10 @@ type Request struct {
 }
 
 // ReadRequest reads one request from r. Outcomes: the Request; io.EOF
-// when the connection ended between requests; ErrMalformed or
-// ErrTooLarge (the connection should then be closed); a read error.
+// when the connection ended between requests; ErrIdle when the read
+// deadline passed between requests (an idle keep-alive connection);
+// ErrMalformed or ErrTooLarge (the connection should then be closed); a
+// read error.
 func ReadRequest(r *bufio.Reader) (*Request, error) {
 	var head []string
 	size := 0
@@ -58,6 +73,9 @@ func ReadRequest(r *bufio.Reader) (*Request, error) {
 			}
 			if len(head) == 0 && len(line) == 0 && errors.Is(err, io.EOF) {
 				return nil, io.EOF
+			}
+			if len(head) == 0 && len(line) == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil, ErrIdle
 			}
 			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 		}
@@ -143,25 +161,42 @@ func readChunked(r *bufio.Reader) ([]byte, error) {
 	}
 }
 
+// Routes maps a request path ("/hook", "/v1/logs"; the query is not part
+// of it) to the handler of the bodies posted there.
+type Routes map[string]func(body []byte)
+
 // Server serves hook POSTs on a listener until Close.
 type Server struct {
 	ln      net.Listener
 	token   []byte
-	handle  func(body []byte)
+	routes  Routes
 	reject  func(reason string)
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	conns   map[net.Conn]bool
 	closing bool
+	done    chan struct{} // closed by Close: ends a wait between accepts
+	// acceptErrors counts the failed accepts (each retried); mu guards it.
+	acceptErrors int
 }
 
-// Serve starts serving on ln: every POST whose token header equals token
-// has its body passed to handle (one call at a time, in arrival order per
-// connection), and is answered 200 with an empty body once handle
-// returned; any other request is answered 403 or 400 and passed to
-// reject with a short reason (never its content).
+// Serve is ServeRoutes with one route: handle takes the bodies posted to
+// HookPath.
 func Serve(ln net.Listener, token string, handle func(body []byte), reject func(reason string)) *Server {
-	s := &Server{ln: ln, token: []byte(token), handle: handle, reject: reject, conns: map[net.Conn]bool{}}
+	return ServeRoutes(ln, token, Routes{HookPath: handle}, reject)
+}
+
+// ServeRoutes starts serving on ln: every POST whose token header equals
+// token, to a path of routes, has its body passed to that route's handler
+// (one call at a time, in arrival order per connection), and is answered
+// 200 with an empty body once the handler returned; any other request is
+// answered 405, 403, 404 or 400 and passed to reject with a short reason
+// (never its content). A failed accept (too many open files, a connection
+// reset before it was taken) never ends the serving: it is counted
+// (AcceptErrors) and tried again after a wait that doubles from 5 ms to
+// 1 s, until Close.
+func ServeRoutes(ln net.Listener, token string, routes Routes, reject func(reason string)) *Server {
+	s := &Server{ln: ln, token: []byte(token), routes: routes, reject: reject, conns: map[net.Conn]bool{}, done: make(chan struct{})}
 	s.wg.Add(1)
 	go s.accept()
 	return s
@@ -170,13 +205,39 @@ func Serve(ln net.Listener, token string, handle func(body []byte), reject func(
 // Addr is the listener's address.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
+// AcceptErrors is how many accepts have failed so far (each was retried).
+func (s *Server) AcceptErrors() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.acceptErrors
+}
+
 func (s *Server) accept() {
 	defer s.wg.Done()
+	var wait time.Duration
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
-			return
+			s.mu.Lock()
+			closing := s.closing || errors.Is(err, net.ErrClosed)
+			if !closing {
+				s.acceptErrors++
+			}
+			s.mu.Unlock()
+			if closing {
+				return
+			}
+			wait = min(max(2*wait, acceptRetryFirst), acceptRetryMax)
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-s.done:
+				t.Stop()
+				return
+			}
+			continue
 		}
+		wait = 0
 		s.mu.Lock()
 		if s.closing {
 			s.mu.Unlock()
@@ -203,13 +264,18 @@ func (s *Server) serve(c net.Conn) {
 		c.SetReadDeadline(time.Now().Add(ReadTimeout))
 		req, err := ReadRequest(r)
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			// An idle keep-alive connection (the agent's, between two
+			// hooks; every one at Close) ends quietly: only a request
+			// that was bad, or cut short, is answered 400 and rejected.
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, ErrIdle) {
 				s.rejected("unreadable request")
 				io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 			}
 			return
 		}
 		status := "200 OK"
+		path, _, _ := strings.Cut(req.Path, "?")
+		handle := s.routes[path]
 		switch {
 		case req.Method != "POST":
 			status = "405 Method Not Allowed"
@@ -217,8 +283,11 @@ func (s *Server) serve(c net.Conn) {
 		case subtle.ConstantTimeCompare([]byte(req.Header[strings.ToLower(TokenHeader)]), s.token) != 1:
 			status = "403 Forbidden"
 			s.rejected("missing or wrong token")
+		case handle == nil:
+			status = "404 Not Found"
+			s.rejected("unknown path")
 		default:
-			s.handle(req.Body)
+			handle(req.Body)
 		}
 		conn := ""
 		if req.Close {
@@ -241,6 +310,9 @@ func (s *Server) rejected(reason string) {
 // Close returns.
 func (s *Server) Close(wait time.Duration) {
 	s.mu.Lock()
+	if !s.closing {
+		close(s.done)
+	}
 	s.closing = true
 	s.ln.Close()
 	for c := range s.conns {

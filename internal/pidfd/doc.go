@@ -3,8 +3,9 @@
 // after its pid is reused. Through it lcwrap signals a process
 // (pidfd_send_signal(2)) and waits for its exit (the pidfd turns readable)
 // without ever reaching a process that reused the pid. It is the one place
-// lcwrap opens pidfds: supervise signals its child through one, adopt
-// waits on one, and wrapsig delivers lcwrap cancel's signal through one.
+// lcwrap opens a pidfd on a process it did not start: adopt waits on one,
+// and wrapsig delivers lcwrap cancel's signal through one. (supervise
+// gets its child's pidfd from the clone that starts it.)
 //
 // # What it promises
 //

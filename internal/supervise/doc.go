@@ -11,7 +11,7 @@
 // the child's exit code is lcwrap's. A clean start: its own process group,
 // an empty signal mask, default dispositions, the terminal's foreground
 // when lcwrap has it. Signals it receives are forwarded exactly once, and
-// reach only the child it started (through a pidfd, internal/pidfd); HUP,
+// reach only the child it started (through the pidfd its clone made); HUP,
 // INT and TERM are cancel requests, SIGKILL follows after KillAfter. The
 // child's own stdio, untouched, unless Interpose decided that a stream is
 // shared with event lines, tapped, or must be read (output activity, a

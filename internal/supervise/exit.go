@@ -9,15 +9,16 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 )
 
 // Exit codes lcwrap uses for its own outcomes (the child's code passes
-// through otherwise).
+// through otherwise); the one table is internal/exitcode.
 const (
-	ExitTimeout       = 124 // the child ended after --timeout (or --ready-timeout) fired
-	ExitNotExecutable = 126 // found but could not be executed
-	ExitNotFound      = 127 // no such command
-	ExitUnknown       = 125 // the child's exit status could not be read
+	ExitTimeout       = exitcode.Timeout       // the child ended after --timeout (or --ready-timeout) fired
+	ExitNotExecutable = exitcode.NotExecutable // found but could not be executed
+	ExitNotFound      = exitcode.NotFound      // no such command
+	ExitUnknown       = exitcode.EndUnknown    // the child's exit status could not be read: its end is unknown (lost)
 )
 
 // Who made a cancel request (details.cancel.by).

@@ -2,6 +2,7 @@ package supervise
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"runtime"
 	"strconv"
@@ -57,8 +58,11 @@ func becomeSubreaper() error {
 // it is done only then.)
 //
 // It uses syscall.ForkExec rather than os.StartProcess, which forks an
-// extra process once to probe for pidfd support; the pidfd is opened here
-// instead, while the child cannot have been reaped.
+// extra process once to probe for pidfd support: the clone that starts
+// the child makes its pidfd (SysProcAttr.PidFD; -1 where the kernel has
+// none). Where the clone refuses the request for one (a sandbox, another
+// Linux implementation), the child is started again without it: a failed
+// start ran nothing.
 func startProcess(path string, argv []string, attr *syscall.ProcAttr) (*process, error) {
 	var empty, old unix.Sigset_t
 	if unix.PthreadSigmask(unix.SIG_BLOCK, nil, &old) == nil && old != empty {
@@ -68,11 +72,45 @@ func startProcess(path string, argv []string, attr *syscall.ProcAttr) (*process,
 			defer unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 		}
 	}
-	pid, err := syscall.ForkExec(path, argv, attr)
+	fd := -1
+	withFD := *attr
+	var sys syscall.SysProcAttr
+	if attr.Sys != nil {
+		sys = *attr.Sys
+	}
+	sys.PidFD = &fd
+	withFD.Sys = &sys
+	pid, err := syscall.ForkExec(path, argv, &withFD)
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EPERM) {
+		fd = -1
+		pid, err = syscall.ForkExec(path, argv, attr)
+	}
 	if err != nil {
 		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
-	return newProcess(pid), nil
+	return &process{pid: pid, fd: fd}, nil
+}
+
+// signal sends sig to the child through its pidfd (by pid without one).
+func (p *process) signal(sig syscall.Signal) error {
+	if p.fd >= 0 {
+		err := unix.PidfdSendSignal(p.fd, sig, nil, 0)
+		if !errors.Is(err, unix.ENOSYS) {
+			return err
+		}
+		// A sandbox that gave the handle but refuses the call: by pid
+		// from now on, as without a handle.
+		p.release()
+	}
+	return syscall.Kill(p.pid, sig)
+}
+
+// release closes the pidfd.
+func (p *process) release() {
+	if p.fd >= 0 {
+		unix.Close(p.fd)
+		p.fd = -1
+	}
 }
 
 // terminal is lcwrap's controlling terminal.

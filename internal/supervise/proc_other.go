@@ -30,8 +30,13 @@ func startProcess(path string, argv []string, attr *syscall.ProcAttr) (*process,
 	if err != nil {
 		return nil, &os.PathError{Op: "fork/exec", Path: path, Err: err}
 	}
-	return newProcess(pid), nil
+	return &process{pid: pid, fd: -1}, nil
 }
+
+// signal sends sig to the child by pid: no pidfds here.
+func (p *process) signal(sig syscall.Signal) error { return syscall.Kill(p.pid, sig) }
+
+func (p *process) release() {}
 
 type terminal struct{ fd, own int }
 

@@ -27,8 +27,12 @@ const (
 type Restart = restart.Restart
 
 // ParseRestartPolicy reads "no", "on-failure" or "always"; anything else
-// is ErrRestartPolicy.
+// is ErrRestartPolicy. "no" (every run's default) is read here: a run
+// without a restart policy never calls into internal/restart.
 func ParseRestartPolicy(s string) (RestartPolicy, error) {
+	if s == "no" {
+		return RestartNo, nil
+	}
 	p, err := restart.Parse(s)
 	if err != nil {
 		return "", fmt.Errorf("%w %v", ErrRestartPolicy, err)
@@ -37,7 +41,7 @@ func ParseRestartPolicy(s string) (RestartPolicy, error) {
 }
 
 func checkRestart(r Restart) error {
-	if !r.Valid() {
+	if r.Policy != RestartNo && !r.Valid() {
 		return fmt.Errorf("%w %q", ErrRestartPolicy, r.Policy)
 	}
 	return nil

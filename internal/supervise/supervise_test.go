@@ -18,6 +18,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/exitcode"
 )
 
 // waitLimit bounds every wait in these tests; none is a timing claim.
@@ -638,5 +639,31 @@ func TestContextCancelIsACancelRequest(t *testing.T) {
 				t.Fatalf("restart %q: last event %s", restart, evs[len(evs)-1].Details)
 			}
 		}
+	}
+}
+
+// A child whose exit status lcwrap cannot read (something else in the
+// process reaped it: here OnStarted, before Run's reaper) ends lost, with
+// its own exit code: the end is unknown (internal/exitcode), never
+// usage's 125 nor 0.
+func TestStatusTakenElsewhereEndsLost(t *testing.T) {
+	cfg := Config{OnStarted: func(id event.Identity) {
+		var ws syscall.WaitStatus
+		for {
+			_, err := syscall.Wait4(id.PID, &ws, 0, nil)
+			if !errors.Is(err, syscall.EINTR) {
+				break
+			}
+		}
+	}}
+	res, evs := run(t, cfg, helperArgv("exit", "0")...)
+	if res.State != event.StateLost || res.ExitCode != exitcode.EndUnknown || res.ExitCode == exitcode.Usage {
+		t.Fatalf("result %+v, want lost with %d", res, exitcode.EndUnknown)
+	}
+	if got := states(evs); got != "created starting running lost" {
+		t.Fatalf("events %s", got)
+	}
+	if d := terminalDetails(t, evs); d["exit"].(map[string]any)["status"] != "unknown" {
+		t.Fatalf("terminal details %v", d)
 	}
 }
