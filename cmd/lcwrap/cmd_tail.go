@@ -59,7 +59,7 @@ func tailCommand(std stdio) *cli.Command {
 				n, err := strconv.ParseInt(s, 10, 64)
 				switch {
 				case err != nil:
-					return usagef(cmd, "invalid value %q for --after: a journalSequence (with --fleet: a fleet cursor)", s)
+					return usagef(cmd, "invalid value %q for --after: not a whole number (a journalSequence; with --fleet, a fleet cursor)", s)
 				case n < 0:
 					return usagef(cmd, "--after must be 0 or more, not %d", n)
 				}
