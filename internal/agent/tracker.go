@@ -11,6 +11,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 // Claims of the terminal events a Tracker writes: what each rests on.
@@ -60,6 +61,16 @@ type Config struct {
 	// Now replaces the clock (tests).
 	Now func() time.Time
 }
+
+// MaxID bounds a session or sub-agent id, in bytes: an observation naming
+// a longer one is refused alone and counted (real ids are UUIDs).
+const MaxID = 256
+
+// maxEventLine bounds the line of one event a Tracker writes: the journal's
+// line cap, less room for the journalSequence it adds. A longer event is
+// refused alone (kept for Errors), so that it never fails the journal
+// writes of the events around it.
+const maxEventLine = linereader.DefaultMaxBytes - 64
 
 // Tracker turns an agent's observations into lifecycle events for its
 // sessions and sub-agents, applying the contract's edges: created →
@@ -142,10 +153,20 @@ func (t *Tracker) Apply(out Outcome) error {
 		t.count(out.Session, "ignored:"+cutKind(out.Ignored))
 	}
 	for _, o := range out.Observations {
-		if o.Session == "" {
+		switch {
+		case o.Session == "":
 			t.count("", "unrecognized:(no session id)")
 			continue
+		case len(o.Session) > MaxID:
+			// Refused alone: an id this long is no agent's, and the
+			// events it would name would not fit a journal line.
+			t.count("", fmt.Sprintf("unrecognized:(session id over %d bytes)", MaxID))
+			continue
+		case len(o.Agent) > MaxID:
+			t.count(o.Session, fmt.Sprintf("unrecognized:(sub-agent id over %d bytes)", MaxID))
+			continue
 		}
+		o.AgentType = cutKind(o.AgentType)
 		t.apply(o)
 	}
 	return nil
@@ -488,6 +509,10 @@ func (t *Tracker) write(c *ChildState, spec emit.Spec) {
 	lin := event.Lineage{RootChildID: c.Root, ParentChildID: c.Parent, External: c.External, AdoptedAt: c.AdoptedAt}
 	ch := t.cfg.Emitter.Child(c.ID, lin, event.Profile{Name: t.cfg.Source, Set: set})
 	ch.SetNextSequence(c.Seq + 1)
+	if _, line, err := ch.Build(spec); err == nil && len(line) > maxEventLine {
+		t.errs = append(t.errs, fmt.Errorf("agent: %s: a %s event of %d bytes is over the journal's line cap; refused alone", c.ID, spec.Kind, len(line)))
+		return
+	}
 	if _, err := ch.Emit(spec); err != nil {
 		t.errs = append(t.errs, err)
 		return

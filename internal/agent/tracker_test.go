@@ -200,3 +200,37 @@ func TestTrackerLatePayloads(t *testing.T) {
 		t.Fatalf("a resumed session: %v", got)
 	}
 }
+
+// TestTrackerOversizedEventRefusedAlone: an observation whose event would
+// not fit a journal line (a fact too long, an id too long) is refused
+// alone; the session's other events are written (issue 23 item 4).
+func TestTrackerOversizedEventRefusedAlone(t *testing.T) {
+	tr, sink := newTracker(t, Config{Parent: "claude-abc", Root: "claude-abc"})
+	long := Observation{Kind: SessionStarted, Session: strings.Repeat("x", 64<<10), Native: "SessionStart"}
+	note := obs(Note, "PreCompact")
+	note.Summary = "compacting"
+	note.Facts.Cwd = strings.Repeat("d", 70<<10)
+	end := obs(SessionEnded, "SessionEnd")
+	for _, o := range []Observation{long, obs(SessionStarted, "SessionStart"), obs(PromptSubmitted, "UserPromptSubmit"), note, end} {
+		if err := tr.Apply(Observe(o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if errs := tr.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "refused alone") {
+		t.Errorf("errors %v, want the oversized activity refused alone", errs)
+	}
+	var states []string
+	for _, ev := range sink.Events() {
+		if len(ev.ChildID) > 100 {
+			t.Fatalf("an event names the 64 KB session")
+		}
+		states = append(states, string(ev.Kind)+":"+string(ev.State))
+	}
+	if len(states) == 0 || states[len(states)-1] != "terminal:completed" {
+		t.Fatalf("events %v: the session's end is missing", states)
+	}
+	got := tr.End(ProcessEnd{ChildID: "claude-abc"})
+	if got == nil || got.Unattributed["unrecognized:(session id over 256 bytes)"] != 1 {
+		t.Errorf("the refused payload is not counted: %+v", got)
+	}
+}
