@@ -3,7 +3,10 @@
 // time, the body handed over, an empty 200 answered at once. It exists so
 // that lcwrap does not pay net/http's start-up cost on every invocation.
 // It promises bounded reads (header and body sizes, a deadline per
-// request) and never blocks the poster on the handler's work beyond
+// request), a short deadline for a connection's first whole authenticated
+// request, and a connection cap at which the oldest unauthenticated
+// connection is closed first; every connection or request it refuses is
+// passed to the caller's reject, to be counted. It never blocks the poster on the handler's work beyond
 // handing the body over; it refuses everything else (no TLS, no
 // redirects, no methods but POST).
 package hookhttp
