@@ -48,7 +48,8 @@ type Config struct {
 	// Prefix starts every session's child id ("cc" for Claude Code).
 	Prefix string
 	// RunTag, when set, makes child ids unique to one run (the wrapper's):
-	// cc-<first 8 of the session id>-<RunTag>. Without it (hook mode),
+	// cc-<first 8 of the session id>-<RunTag>, or the whole id when
+	// another session of the run has those 8. Without it (hook mode),
 	// the whole session id is used and later lifecycles are numbered.
 	RunTag string
 	// Limits says in one sentence what this source can never know; it is
@@ -81,9 +82,11 @@ type Tracker struct {
 	mu       sync.Mutex
 	cfg      Config
 	sessions map[string]*SessionState
-	order    []string // session ids in the order first seen
-	orphans  Counts   // payloads that named no session
-	ended    bool     // End ran
+	order    []string          // session ids in the order first seen
+	orphans  Counts            // payloads that named no session
+	keys     map[string]string // session id → its child-id key (with a RunTag)
+	keyOwner map[string]string // child-id key → the session id that has it
+	ended    bool              // End ran
 	errs     []error
 }
 
@@ -523,15 +526,42 @@ func (t *Tracker) write(c *ChildState, spec emit.Spec) {
 	}
 }
 
+// sessionKey is the part of a session's child id that names the session:
+// its whole key in hook mode; with a RunTag, the first 8 characters of its
+// key when no other session of this run has them, else its whole key (or,
+// should that be taken too, a hash of the whole id), so two sessions of
+// one run never share a child (the RunTag keeps runs apart). A session
+// keeps the key it was first given.
 func (t *Tracker) sessionKey(sid string) string {
 	if t.cfg.RunTag == "" {
 		return key(sid, 60)
 	}
-	k := key(sid, 60)
+	if k, ok := t.keys[sid]; ok {
+		return k
+	}
+	if t.keys == nil {
+		t.keys, t.keyOwner = map[string]string{}, map[string]string{}
+	}
+	whole := key(sid, 60)
+	k := whole
 	if len(k) > 8 {
 		k = k[:8]
 	}
-	return k + "-" + t.cfg.RunTag
+	for _, cand := range []string{k + "-" + t.cfg.RunTag, whole + "-" + t.cfg.RunTag, hashKey(sid) + "-" + t.cfg.RunTag} {
+		if owner, taken := t.keyOwner[cand]; !taken || owner == sid {
+			k = cand
+			break
+		}
+	}
+	t.keys[sid], t.keyOwner[k] = k, sid
+	return k
+}
+
+// hashKey is a session id as 16 hex digits of its FNV-64a hash.
+func hashKey(id string) string {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("h%016x", h.Sum64())
 }
 
 // --- helpers ----------------------------------------------------------

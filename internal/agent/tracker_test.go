@@ -234,3 +234,39 @@ func TestTrackerOversizedEventRefusedAlone(t *testing.T) {
 		t.Errorf("the refused payload is not counted: %+v", got)
 	}
 }
+
+// TestTrackerSessionsSharingAPrefixStayApart: two sessions of one run whose
+// ids share their first 8 characters are two children (issue 23 item 11).
+func TestTrackerSessionsSharingAPrefixStayApart(t *testing.T) {
+	tr, sink := newTracker(t, Config{Parent: "p", RunTag: "r1"})
+	a, b := "01234567-aaaa", "01234567-bbbb"
+	for _, o := range []Observation{
+		{Kind: SessionStarted, Session: a, Native: "SessionStart"},
+		{Kind: SessionStarted, Session: b, Native: "SessionStart"},
+		{Kind: PromptSubmitted, Session: a, Native: "UserPromptSubmit"},
+		{Kind: PromptSubmitted, Session: b, Native: "UserPromptSubmit"},
+		{Kind: SessionEnded, Session: a, Native: "SessionEnd"},
+		{Kind: SessionStarted, Session: a, Native: "SessionStart"},
+	} {
+		if err := tr.Apply(Observe(o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if errs := tr.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	sink.Check(t)
+	ids := map[string]bool{}
+	for _, ev := range sink.Events() {
+		ids[ev.ChildID] = true
+	}
+	want := []string{"cc-01234567-r1", "cc-01234567-bbbb-r1", "cc-01234567-r1+2"}
+	for _, id := range want {
+		if !ids[id] {
+			t.Errorf("no child %s among %v", id, ids)
+		}
+	}
+	if len(ids) != len(want) {
+		t.Errorf("children %v, want %v", ids, want)
+	}
+}
