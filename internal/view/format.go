@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -32,18 +33,42 @@ func Clean(s string) string {
 		}
 		return r
 	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(EscapeBidi(s)), " ")
 }
 
-// Printable replaces control characters with spaces and keeps the rest,
-// spacing included.
+// Printable replaces control characters with spaces and shows
+// bidirectional controls escaped (EscapeBidi); it keeps the rest, spacing
+// included.
 func Printable(s string) string {
-	return strings.Map(func(r rune) rune {
+	return EscapeBidi(strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return ' '
 		}
 		return r
-	}, s)
+	}, s))
+}
+
+// bidiControls are the characters that reorder the text around them on a
+// terminal or a page (so that "exe.<U+202E>txt" shows as "exe.txt" read
+// backwards): the embeddings and overrides U+202A–U+202E, the isolates
+// U+2066–U+2069, the marks U+200E, U+200F and U+061C.
+const bidiControls = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+// EscapeBidi shows each bidirectional control in s as the text <U+XXXX>,
+// for terminals and pages alike: it is seen, and reorders nothing.
+func EscapeBidi(s string) string {
+	if !strings.ContainsAny(s, bidiControls) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(bidiControls, r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Cut shortens s to n characters, marking the cut with "…".
