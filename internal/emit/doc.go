@@ -9,7 +9,9 @@
 // observedAt in the strict UTC form with milliseconds. Activity and details
 // pass through redaction before any sink sees them; activity is cut to 512
 // characters. Every event is validated before it is written: an event that
-// fails validation is a bug in the caller and is never written.
+// fails validation is a bug in the caller and is never written. An event
+// whose line would be over MaxLine is cut to fit (details.cut says what
+// went and how much), never dropped.
 //
 // Every sink receives each event as one complete line, written with a single
 // write. A sink that fails is reported once through Options.OnSinkError and
