@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/outpath"
 	"github.com/lcwrap/lcwrap/internal/redact"
 	htmlreport "github.com/lcwrap/lcwrap/internal/report" // app.go's report prints an error
 	"github.com/lcwrap/lcwrap/internal/view"
@@ -36,7 +36,7 @@ func reportCommand(std stdio) *cli.Command {
 			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
 			&cli.StringFlag{Name: "file", Usage: "read events from `PATH` (- for standard input) instead of the journal"},
 			&cli.BoolFlag{Name: "mixed", Usage: "with --file: lines that are not lifecycle events are log lines (a CI log)"},
-			&cli.StringFlag{Name: "html", Usage: "write the report to `FILE` (default: standard output, when it is not a terminal)"},
+			&cli.StringFlag{Name: "html", Usage: "write the report to `FILE` (default: standard output, when it is not a terminal); " + outpath.Help},
 			&cli.StringFlag{Name: "since", Usage: "leave out children that ended before `WHEN`: a duration back from now (2h) or a UTC time (2026-12-01T09:00:00Z)"},
 			&cli.StringSliceFlag{Name: "child", Usage: "only child `ID` and its descendants (repeatable)"},
 			&cli.IntFlag{Name: "limit", Value: htmlreport.DefaultLimit, Usage: "children drawn one by one; ended ones past it are counted per state"},
@@ -127,7 +127,7 @@ func reportAction(cmd *cli.Command, std stdio) error {
 	if err != nil {
 		return exitCode(1, "%v", err)
 	}
-	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+	if err := outpath.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 		return exitCode(1, "cannot write the report: %v", err)
 	}
 	for _, id := range sum.Unmatched {
@@ -165,27 +165,4 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, errors.New("not a duration (90m, 2h) nor an RFC 3339 time (2026-12-01T09:00:00Z)")
-}
-
-// writeFileAtomic writes b to path through a temporary file in the same
-// directory, so a reader never sees half a report.
-func writeFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+strings.TrimPrefix(filepath.Base(path), ".")+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -24,7 +24,10 @@ func validateCommand(std stdio) *cli.Command {
 		Description: "Reads each FILE (or standard input) line by line and prints a summary:\n" +
 			"N valid, M invalid, with counts by class (malformed, oversized, invalid-utf8,\n" +
 			"schema, truncated) and up to 32 redacted diagnostics per input. A character\n" +
-			"of the input a terminal would act on is shown as an escape (\\u001b, \\xff).",
+			"of the input a terminal would act on is shown as an escape (\\u001b, \\xff).\n" +
+			"A FILE that is not a regular file (a FIFO, a device, /dev/fd/N from <(...))\n" +
+			"is read as a stream, to its end, like standard input: one that never ends\n" +
+			"(/dev/zero, a FIFO whose writer stays) keeps validate reading.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "mixed", Usage: "count lines that are not lifecycle events as log lines (a CI log)"},
 			&cli.IntFlag{Name: "max-line-bytes", Value: linereader.DefaultMaxBytes, Usage: "longest accepted line, in bytes"},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/linereader"
 )
 
 // Config says whose evidence a Tracker records and where.
@@ -31,7 +32,8 @@ type Config struct {
 	// Prefix starts every session's child id ("cc" for Claude Code).
 	Prefix string
 	// RunTag, when set, makes child ids unique to one run (the wrapper's):
-	// cc-<first 8 of the session id>-<RunTag>. Without it (hook mode),
+	// cc-<first 8 of the session id>-<RunTag>, or the whole id when
+	// another session of the run has those 8. Without it (hook mode),
 	// the whole session id is used and later lifecycles are numbered.
 	RunTag string
 	// Limits says in one sentence what this source can never know; it is
@@ -45,6 +47,16 @@ type Config struct {
 	Now func() time.Time
 }
 
+// MaxID bounds a session or sub-agent id, in bytes: an observation naming
+// a longer one is refused alone and counted (real ids are UUIDs).
+const MaxID = 256
+
+// maxEventLine bounds the line of one event a Tracker writes: the journal's
+// line cap, less room for the journalSequence it adds. A longer event is
+// refused alone (kept for Errors), so that it never fails the journal
+// writes of the events around it.
+const maxEventLine = linereader.DefaultMaxBytes - 64
+
 // Tracker turns an agent's observations into lifecycle events for its
 // sessions and sub-agents, applying the contract's edges: created →
 // starting → running ↔ waiting → terminal, a repeated state as activity,
@@ -54,9 +66,11 @@ type Tracker struct {
 	mu       sync.Mutex
 	cfg      Config
 	sessions map[string]*SessionState
-	order    []string // session ids in the order first seen
-	orphans  Counts   // payloads that named no session
-	ended    bool     // End ran
+	order    []string          // session ids in the order first seen
+	orphans  Counts            // payloads that named no session
+	keys     map[string]string // session id → its child-id key (with a RunTag)
+	keyOwner map[string]string // child-id key → the session id that has it
+	ended    bool              // End ran
 	errs     []error
 }
 
@@ -126,10 +140,20 @@ func (t *Tracker) Apply(out Outcome) error {
 		t.count(out.Session, "ignored:"+cutKind(out.Ignored))
 	}
 	for _, o := range out.Observations {
-		if o.Session == "" {
+		switch {
+		case o.Session == "":
 			t.count("", "unrecognized:(no session id)")
 			continue
+		case len(o.Session) > MaxID:
+			// Refused alone: an id this long is no agent's, and the
+			// events it would name would not fit a journal line.
+			t.count("", fmt.Sprintf("unrecognized:(session id over %d bytes)", MaxID))
+			continue
+		case len(o.Agent) > MaxID:
+			t.count(o.Session, fmt.Sprintf("unrecognized:(sub-agent id over %d bytes)", MaxID))
+			continue
 		}
+		o.AgentType = cutKind(o.AgentType)
 		t.apply(o)
 	}
 	return nil
@@ -472,6 +496,10 @@ func (t *Tracker) write(c *ChildState, spec emit.Spec) {
 	lin := event.Lineage{RootChildID: c.Root, ParentChildID: c.Parent, External: c.External, AdoptedAt: c.AdoptedAt}
 	ch := t.cfg.Emitter.Child(c.ID, lin, event.Profile{Name: t.cfg.Source, Set: set})
 	ch.SetNextSequence(c.Seq + 1)
+	if _, line, err := ch.Build(spec); err == nil && len(line) > maxEventLine {
+		t.errs = append(t.errs, fmt.Errorf("agent: %s: a %s event of %d bytes is over the journal's line cap; refused alone", c.ID, spec.Kind, len(line)))
+		return
+	}
 	if _, err := ch.Emit(spec); err != nil {
 		t.errs = append(t.errs, err)
 		return
@@ -482,15 +510,42 @@ func (t *Tracker) write(c *ChildState, spec emit.Spec) {
 	}
 }
 
+// sessionKey is the part of a session's child id that names the session:
+// its whole key in hook mode; with a RunTag, the first 8 characters of its
+// key when no other session of this run has them, else its whole key (or,
+// should that be taken too, a hash of the whole id), so two sessions of
+// one run never share a child (the RunTag keeps runs apart). A session
+// keeps the key it was first given.
 func (t *Tracker) sessionKey(sid string) string {
 	if t.cfg.RunTag == "" {
 		return key(sid, 60)
 	}
-	k := key(sid, 60)
+	if k, ok := t.keys[sid]; ok {
+		return k
+	}
+	if t.keys == nil {
+		t.keys, t.keyOwner = map[string]string{}, map[string]string{}
+	}
+	whole := key(sid, 60)
+	k := whole
 	if len(k) > 8 {
 		k = k[:8]
 	}
-	return k + "-" + t.cfg.RunTag
+	for _, cand := range []string{k + "-" + t.cfg.RunTag, whole + "-" + t.cfg.RunTag, hashKey(sid) + "-" + t.cfg.RunTag} {
+		if owner, taken := t.keyOwner[cand]; !taken || owner == sid {
+			k = cand
+			break
+		}
+	}
+	t.keys[sid], t.keyOwner[k] = k, sid
+	return k
+}
+
+// hashKey is a session id as 16 hex digits of its FNV-64a hash.
+func hashKey(id string) string {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("h%016x", h.Sum64())
 }
 
 // --- helpers ----------------------------------------------------------

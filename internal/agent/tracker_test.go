@@ -200,3 +200,75 @@ func TestTrackerLatePayloads(t *testing.T) {
 		t.Fatalf("a resumed session: %v", got)
 	}
 }
+
+// TestTrackerOversizedEventRefusedAlone: an observation whose event would
+// not fit a journal line (a fact too long, an id too long) is refused
+// alone; the session's other events are written (issue 23 item 4).
+func TestTrackerOversizedEventRefusedAlone(t *testing.T) {
+	tr, sink := newTracker(t, Config{Parent: "claude-abc", Root: "claude-abc"})
+	long := Observation{Kind: SessionStarted, Session: strings.Repeat("x", 64<<10), Native: "SessionStart"}
+	note := obs(Note, "PreCompact")
+	note.Summary = "compacting"
+	note.Facts.Cwd = strings.Repeat("d", 70<<10)
+	end := obs(SessionEnded, "SessionEnd")
+	for _, o := range []Observation{long, obs(SessionStarted, "SessionStart"), obs(PromptSubmitted, "UserPromptSubmit"), note, end} {
+		if err := tr.Apply(Observe(o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The oversized note is refused alone here, or cut to fit by the
+	// emitter (issue 23 item 2): either way no line is over the cap.
+	if errs := tr.Errors(); len(errs) > 1 || len(errs) == 1 && !strings.Contains(errs[0].Error(), "refused alone") {
+		t.Errorf("errors %v, want at most the oversized activity refused alone", errs)
+	}
+	var states []string
+	for _, ev := range sink.Events() {
+		if line, _ := ev.Marshal(); len(ev.ChildID) > 100 || len(line) > maxEventLine {
+			t.Fatalf("an event of %d bytes reached the sink", len(line))
+		}
+		states = append(states, string(ev.Kind)+":"+string(ev.State))
+	}
+	if len(states) == 0 || states[len(states)-1] != "terminal:completed" {
+		t.Fatalf("events %v: the session's end is missing", states)
+	}
+	got := tr.End(ProcessEnd{ChildID: "claude-abc"})
+	if got == nil || got.Unattributed["unrecognized:(session id over 256 bytes)"] != 1 {
+		t.Errorf("the refused payload is not counted: %+v", got)
+	}
+}
+
+// TestTrackerSessionsSharingAPrefixStayApart: two sessions of one run whose
+// ids share their first 8 characters are two children (issue 23 item 11).
+func TestTrackerSessionsSharingAPrefixStayApart(t *testing.T) {
+	tr, sink := newTracker(t, Config{Parent: "p", RunTag: "r1"})
+	a, b := "01234567-aaaa", "01234567-bbbb"
+	for _, o := range []Observation{
+		{Kind: SessionStarted, Session: a, Native: "SessionStart"},
+		{Kind: SessionStarted, Session: b, Native: "SessionStart"},
+		{Kind: PromptSubmitted, Session: a, Native: "UserPromptSubmit"},
+		{Kind: PromptSubmitted, Session: b, Native: "UserPromptSubmit"},
+		{Kind: SessionEnded, Session: a, Native: "SessionEnd"},
+		{Kind: SessionStarted, Session: a, Native: "SessionStart"},
+	} {
+		if err := tr.Apply(Observe(o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if errs := tr.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	sink.Check(t)
+	ids := map[string]bool{}
+	for _, ev := range sink.Events() {
+		ids[ev.ChildID] = true
+	}
+	want := []string{"cc-01234567-r1", "cc-01234567-bbbb-r1", "cc-01234567-r1+2"}
+	for _, id := range want {
+		if !ids[id] {
+			t.Errorf("no child %s among %v", id, ids)
+		}
+	}
+	if len(ids) != len(want) {
+		t.Errorf("children %v, want %v", ids, want)
+	}
+}

@@ -11,7 +11,9 @@
 // (EncodeDetails; the event core never redacts); activity is cut to 512
 // characters. Every event is validated once, before it is written: an event
 // that fails validation is a bug in the caller and is never written (the
-// journal sink does not parse it again).
+// journal sink does not parse it again). An event whose line would be over
+// MaxLine is cut to fit (details.cut says what went and how much), never
+// dropped.
 //
 // Every sink receives each event as one complete line, written with a single
 // write. A sink that fails is reported once through Options.OnSinkError and

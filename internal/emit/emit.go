@@ -270,7 +270,10 @@ func (c *Child) build(s Spec, seq int64) (event.Event, []byte, error) {
 	if err != nil {
 		return ev, nil, fmt.Errorf("emit: encoding %s event: %w", s.Kind, err)
 	}
-	return ev, append(line, '\n'), nil
+	if line = append(line, '\n'); len(line) > MaxLine {
+		return fit(ev, line) // cut, never dropped (fit.go)
+	}
+	return ev, line, nil
 }
 
 // EncodeDetails encodes d as Emit writes it, redacted: every string value

@@ -6,8 +6,12 @@
 // docs/design.md, "Decisions").
 //
 // It promises bounded reads (header and body sizes, a deadline per
-// request), never blocks the poster on the handler's work beyond handing
-// the body over, and keeps serving through failed accepts (too many open
-// files: retried with a backoff, counted); it refuses everything else (no
-// TLS, no redirects, no methods but POST, no path it was not given).
+// request), a short deadline for a connection's first whole authenticated
+// request, and a connection cap at which the oldest unauthenticated
+// connection is closed first; every connection or request it refuses is
+// passed to the caller's reject, to be counted. It never blocks the poster
+// on the handler's work beyond handing the body over, and keeps serving
+// through failed accepts (too many open files: retried with a backoff,
+// counted); it refuses everything else (no TLS, no redirects, no methods
+// but POST, no path it was not given).
 package hookhttp

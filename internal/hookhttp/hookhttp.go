@@ -19,8 +19,30 @@ import (
 const (
 	MaxHeader = 16 << 10
 	MaxBody   = 1 << 20
-	// ReadTimeout bounds the wait for one whole request.
+	// ReadTimeout bounds the wait for one whole request on a connection
+	// that has sent an authenticated one.
 	ReadTimeout = 10 * time.Second
+	// AuthTimeout bounds the wait, from its accept, for a connection's
+	// first whole authenticated request; a connection that has not sent
+	// one by then is closed.
+	AuthTimeout = 3 * time.Second
+	// MaxConns caps the open connections; at the cap the oldest one that
+	// has not authenticated is closed for a new one (a new one is refused
+	// when every open one has authenticated).
+	MaxConns = 512
+)
+
+// Reasons passed to reject for connections rather than requests.
+const (
+	RejectTimeout = "no whole authenticated request within the deadline"
+	RejectEvicted = "closed at the connection cap, not authenticated"
+	RejectAtCap   = "refused at the connection cap"
+)
+
+// Limits of the server under test (the constants otherwise).
+var (
+	maxConns    = MaxConns
+	authTimeout = AuthTimeout
 )
 
 // TokenHeader carries the per-run token.
@@ -77,7 +99,7 @@ func ReadRequest(r *bufio.Reader) (*Request, error) {
 			if len(head) == 0 && len(line) == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
 				return nil, ErrIdle
 			}
-			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 		l := strings.TrimRight(string(line), "\r\n")
 		if l == "" {
@@ -129,7 +151,7 @@ func readChunked(r *bufio.Reader) ([]byte, error) {
 	for {
 		line, err := r.ReadSlice('\n')
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 		}
 		sz, _, _ := strings.Cut(strings.TrimSpace(string(line)), ";")
 		n, err := strconv.ParseInt(sz, 16, 64)
@@ -143,7 +165,7 @@ func readChunked(r *bufio.Reader) ([]byte, error) {
 			for { // trailers, up to the empty line
 				t, err := r.ReadSlice('\n')
 				if err != nil {
-					return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+					return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 				}
 				if len(bytes.TrimSpace(t)) == 0 {
 					return body, nil
@@ -173,11 +195,20 @@ type Server struct {
 	reject  func(reason string)
 	wg      sync.WaitGroup
 	mu      sync.Mutex
-	conns   map[net.Conn]bool
+	conns   map[net.Conn]*connState
 	closing bool
 	done    chan struct{} // closed by Close: ends a wait between accepts
 	// acceptErrors counts the failed accepts (each retried); mu guards it.
 	acceptErrors int
+
+	maxConns    int
+	authTimeout time.Duration
+}
+
+// connState is what the server knows of one open connection.
+type connState struct {
+	accepted time.Time
+	authed   bool // it has sent a whole authenticated request
 }
 
 // Serve is ServeRoutes with one route: handle takes the bodies posted to
@@ -191,12 +222,15 @@ func Serve(ln net.Listener, token string, handle func(body []byte), reject func(
 // (one call at a time, in arrival order per connection), and is answered
 // 200 with an empty body once the handler returned; any other request is
 // answered 405, 403, 404 or 400 and passed to reject with a short reason
-// (never its content). A failed accept (too many open files, a connection
-// reset before it was taken) never ends the serving: it is counted
-// (AcceptErrors) and tried again after a wait that doubles from 5 ms to
-// 1 s, until Close.
+// (never its content). A connection that has not sent a whole
+// authenticated request within AuthTimeout of its accept is closed, and at
+// MaxConns the oldest unauthenticated one is closed first (both passed to
+// reject). A failed accept (too many open files, a connection reset before
+// it was taken) never ends the serving: it is counted (AcceptErrors) and
+// tried again after a wait that doubles from 5 ms to 1 s, until Close.
 func ServeRoutes(ln net.Listener, token string, routes Routes, reject func(reason string)) *Server {
-	s := &Server{ln: ln, token: []byte(token), routes: routes, reject: reject, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	s := &Server{ln: ln, token: []byte(token), routes: routes, reject: reject, conns: map[net.Conn]*connState{},
+		done: make(chan struct{}), maxConns: maxConns, authTimeout: authTimeout}
 	s.wg.Add(1)
 	go s.accept()
 	return s
@@ -244,11 +278,44 @@ func (s *Server) accept() {
 			c.Close()
 			return
 		}
-		s.conns[c] = true
+		reason := s.admit(c)
+		if reason == RejectAtCap {
+			s.mu.Unlock()
+			c.Close()
+			s.rejected(reason)
+			continue
+		}
 		s.wg.Add(1)
 		s.mu.Unlock()
+		if reason != "" {
+			s.rejected(reason)
+		}
 		go s.serve(c)
 	}
+}
+
+// admit registers c (s.mu held). At the cap it closes the oldest
+// connection that has not authenticated and returns RejectEvicted, or,
+// when every open one has, returns RejectAtCap and registers nothing.
+func (s *Server) admit(c net.Conn) string {
+	reason := ""
+	if len(s.conns) >= s.maxConns {
+		var oldest net.Conn
+		var at time.Time
+		for oc, st := range s.conns {
+			if !st.authed && (oldest == nil || st.accepted.Before(at)) {
+				oldest, at = oc, st.accepted
+			}
+		}
+		if oldest == nil {
+			return RejectAtCap
+		}
+		delete(s.conns, oldest) // its serve sees a closed connection
+		oldest.Close()
+		reason = RejectEvicted
+	}
+	s.conns[c] = &connState{accepted: time.Now()}
+	return reason
 }
 
 func (s *Server) serve(c net.Conn) {
@@ -260,14 +327,33 @@ func (s *Server) serve(c net.Conn) {
 		c.Close()
 	}()
 	r := bufio.NewReaderSize(c, 4096)
+	s.mu.Lock()
+	st := s.conns[c]
+	s.mu.Unlock()
+	if st == nil {
+		return // evicted before it was served
+	}
+	authDeadline := st.accepted.Add(s.authTimeout)
+	authed := false
 	for {
-		c.SetReadDeadline(time.Now().Add(ReadTimeout))
+		deadline := time.Now().Add(ReadTimeout)
+		if !authed {
+			deadline = authDeadline
+		}
+		c.SetReadDeadline(deadline)
 		req, err := ReadRequest(r)
 		if err != nil {
+			s.mu.Lock()
+			evicted, closing := s.conns[c] == nil, s.closing
+			s.mu.Unlock()
+			switch {
+			case evicted: // counted when it was evicted
+			case !authed && !closing && !time.Now().Before(authDeadline):
+				s.rejected(RejectTimeout)
 			// An idle keep-alive connection (the agent's, between two
 			// hooks; every one at Close) ends quietly: only a request
 			// that was bad, or cut short, is answered 400 and rejected.
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, ErrIdle) {
+			case !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, ErrIdle):
 				s.rejected("unreadable request")
 				io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
 			}
@@ -287,6 +373,14 @@ func (s *Server) serve(c net.Conn) {
 			status = "404 Not Found"
 			s.rejected("unknown path")
 		default:
+			if !authed {
+				authed = true
+				s.mu.Lock()
+				if st := s.conns[c]; st != nil {
+					st.authed = true
+				}
+				s.mu.Unlock()
+			}
 			handle(req.Body)
 		}
 		conn := ""

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
 
@@ -148,7 +149,7 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 	}
 
 	b := bufio.NewWriterSize(w, 64<<10)
-	esc := html.EscapeString
+	esc := func(s string) string { return html.EscapeString(termtext.EscapeBidi(s)) }
 	b.WriteString(reportHead)
 	fmt.Fprintf(b, "<h1>lcwrap report</h1>\n<p class=meta>%s · generated %s · %d events · %d children",
 		esc(o.Input), esc(o.Now.UTC().Format(time.RFC3339)), m.Lines(), m.Len())

@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,7 +11,34 @@ import (
 // the C0 controls, DEL and the C1 controls (U+0080–U+009F, which a
 // terminal may take as 8-bit CSI, OSC, ...).
 func Unsafe(r rune) bool {
-	return r < 0x20 || r >= 0x7f && r <= 0x9f
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || Bidi(r)
+}
+
+// Bidi reports whether r is a bidirectional control: a character that
+// reorders the text around it on a terminal or a page (so that
+// "exe.<U+202E>txt" shows as "exe.txt" read backwards): the embeddings and
+// overrides U+202A–U+202E, the isolates U+2066–U+2069, the marks U+200E,
+// U+200F and U+061C.
+func Bidi(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// EscapeBidi shows each bidirectional control in s as the text <U+XXXX>
+// and keeps everything else: for a page, where html escaping does the
+// rest, and anywhere Line's JSON-style escapes would not read well.
+func EscapeBidi(s string) string {
+	if strings.IndexFunc(s, Bidi) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if Bidi(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // layout reports whether r is a control that only lays text out; on one
@@ -45,6 +73,8 @@ func escape(s string, newlines bool) string {
 			b.WriteString(hex2(s[i]))
 		case layout(r):
 			b.WriteByte(' ')
+		case Bidi(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		case Unsafe(r):
 			b.WriteString(`\u00`)
 			b.WriteString(hex2(byte(r)))
