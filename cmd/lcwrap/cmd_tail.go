@@ -82,7 +82,11 @@ func tailCommand(std stdio) *cli.Command {
 			if last < 0 {
 				return usagef(cmd, "--last must be 0 or more, not %d", last)
 			}
-			t := tailer{child: cmd.String("child"), after: after, follow: cmd.Bool("follow"), out: bufio.NewWriter(std.out)}
+			// ^C and SIGTERM end tail at once, a long backlog included:
+			// the reader's callback stops at the next line.
+			ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			t := tailer{ctx: ctx, child: cmd.String("child"), after: after, follow: cmd.Bool("follow"), out: bufio.NewWriter(std.out)}
 			if cmd.IsSet("last") {
 				t.last = &ring{n: int(min(last, math.MaxInt32))}
 			}
@@ -90,6 +94,9 @@ func tailCommand(std stdio) *cli.Command {
 			// What is there now: read whole, for --last and to know
 			// whether --child has any event at all.
 			err = journal.Read(path, journal.ReadOptions{}, t.take)
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
 			if !t.follow || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
 				t.flush()
 				if err == nil && t.child != "" && !t.known {
@@ -104,8 +111,6 @@ func tailCommand(std stdio) *cli.Command {
 			} else if t.child != "" && !t.known {
 				fmt.Fprintf(std.err, "lcwrap: no events of child %s in journal %s yet: waiting for them\n", termtext.Line(t.child), termtext.Line(path))
 			}
-			ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
 			err = journal.Follow(ctx, path, t.seen, t.take, func(be *journal.BlockedError) {
 				t.out.Flush()
 				wait := "waiting for 'lcwrap journal repair'"
@@ -125,6 +130,7 @@ func tailCommand(std stdio) *cli.Command {
 
 // tailer prints the journal lines tail selects.
 type tailer struct {
+	ctx    context.Context // ended by ^C or SIGTERM
 	child  string
 	after  int64 // the cursor
 	follow bool
@@ -136,6 +142,9 @@ type tailer struct {
 
 // take is the journal reader's callback: every valid line, in order.
 func (t *tailer) take(rec event.Record, raw []byte) error {
+	if err := t.ctx.Err(); err != nil {
+		return err
+	}
 	t.seen = max(t.seen, rec.JournalSequence)
 	if t.child != "" && rec.Event.ChildID != t.child {
 		return nil
