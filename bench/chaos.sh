@@ -2,14 +2,14 @@
 # Issue 14: the journal under SIGKILL chaos, at full size (make chaos runs
 # the same test), and the stall after a killed lock holder.
 set -euo pipefail
-out=$(LCWRAP_CHAOS_FULL=1 go test -count=1 -v -run '^(TestChaos|TestKilledOwnerReclaimedAtOnce)$' ./journal 2>&1) || {
+out=$(LCWRAP_CHAOS_FULL=1 go test -count=1 -v -run '^(TestChaos|TestKilledOwnerReclaimedAtOnce)$' ./internal/journal 2>&1) || {
   echo "$out" >&2
   echo "chaos test failed" >&2
   exit 1
 }
 echo "## Journal chaos (issue 14)"
 echo
-echo "\`LCWRAP_CHAOS_FULL=1 go test -run '^(TestChaos|TestKilledOwnerReclaimedAtOnce)\$' ./journal\` (also \`make chaos\`):"
+echo "\`LCWRAP_CHAOS_FULL=1 go test -run '^(TestChaos|TestKilledOwnerReclaimedAtOnce)\$' ./internal/journal\` (also \`make chaos\`):"
 echo "8 writer processes × 1000 appends of 3 KB lines; the current lock owner SIGKILLed about every millisecond for 10 s;"
 echo "killed writers restarted. Checked: no journalSequence missing or repeated, no torn line left unhealed, every"
 echo "append that returned present at the position it returned, the journal open for appends afterwards."

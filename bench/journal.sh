@@ -45,7 +45,7 @@ lc10k=$("$JB" append -journal "$D/lc10k.jsonl" -n "$n1" | cut -f3)
 "$LCWRAP" journal verify --journal "$D/contend-line.jsonl" > /dev/null
 "$LCWRAP" journal verify --journal "$D/contend-sink.jsonl" > /dev/null
 
-locks=$(go test ./journal -run '^$' -bench 'Lock' -benchtime 3000x 2>/dev/null | grep -E '^BenchmarkLock')
+locks=$(go test ./internal/journal -run '^$' -bench 'Lock' -benchtime 3000x 2>/dev/null | grep -E '^BenchmarkLock')
 lock_ns() { echo "$locks" | awk -v m="$1" '$1 ~ m {print $3}'; }
 
 w() { echo "$1" | cut -f3; }
@@ -67,6 +67,6 @@ printf '| `lcwrap emit` reserving the first sequence of a new child id, big jour
 printf '| baseline (re-read + re-validate all under the lock), 10k lines: appends/s | %.1f | | `journalbench baseline -n 50` |\n' "$base"
 printf '| lcwrap on the same 10k-line journal: appends/s | %.0f | | `journalbench append` |\n' "$lc10k"
 printf '| ratio lcwrap / baseline | **%s×** | ≥ 100× | |\n' "$(ratio "$lc10k" "$base")"
-printf '| lock acquire+release: lock directory (renameat2 of a prepared directory) | %s ns | | `go test ./journal -bench Lock` |\n' "$(lock_ns dir-rename)"
+printf '| lock acquire+release: lock directory (renameat2 of a prepared directory) | %s ns | | `go test ./internal/journal -bench Lock` |\n' "$(lock_ns dir-rename)"
 printf '| lock acquire+release: lock directory (mkdir + owner.json, the portable fallback) | %s ns | | same |\n' "$(lock_ns dir-mkdir)"
 printf '| lock acquire+release: flock(2) on a file in the same directory | %s ns | | same |\n' "$(lock_ns flock)"

@@ -39,9 +39,9 @@ if [ "${STATUS_10M:-1}" = 1 ]; then
   echo "Peak RSS with $C children: $N events $(awk -v r="$lrss" 'BEGIN{printf "%.1f", r/1024}') MiB, $N10 events $(echo "$t10" | awk -F'\t' '{printf "%.1f", $7/1024}') MiB in $(echo "$t10" | awk -F'\t' '{printf "%.1f", $3/1000}') s (flat: the projection keeps one record per child, never the events)."
   echo
 fi
-echo 'The projection alone (events already parsed) next to parsing, `go test -bench` in `./projection` and `./jsonl`:'
+echo 'The projection alone (events already parsed) next to parsing, `go test -bench` in `./internal/projection` and `./internal/event`:'
 echo
 echo '```'
-go test ./projection -run '^$' -bench 'Apply' -benchmem 2>/dev/null | grep -E '^Benchmark'
-go test ./jsonl -run '^$' -bench 'Parse' -benchmem 2>/dev/null | grep -E '^Benchmark'
+go test ./internal/projection -run '^$' -bench 'Apply' -benchmem 2>/dev/null | grep -E '^Benchmark'
+go test ./internal/event -run '^$' -bench 'Parse' -benchmem 2>/dev/null | grep -E '^Benchmark'
 echo '```'

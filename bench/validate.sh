@@ -30,8 +30,8 @@ if [ "${VALIDATE_10M:-1}" = 1 ]; then
   echo "Peak RSS: 1M lines $(awk -v r="$lrss" 'BEGIN{printf "%.1f", r/1024}') MiB, 10M lines $(echo "$t10" | awk -F'\t' '{printf "%.1f", $7/1024}') MiB (flat: the reader holds one buffer, never the file)."
   echo
 fi
-echo '`go test -bench Validate ./jsonl`:'
+echo '`go test -bench Validate ./internal/event`:'
 echo
 echo '```'
-go test ./jsonl -run '^$' -bench 'Parse|Validate' -benchmem 2>/dev/null | grep -E '^Benchmark'
+go test ./internal/event -run '^$' -bench 'Parse|Validate' -benchmem 2>/dev/null | grep -E '^Benchmark'
 echo '```'
