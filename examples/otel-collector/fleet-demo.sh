@@ -21,50 +21,9 @@
 # Exits non-zero on the first mismatch. KEEP=1 keeps the work directory.
 set -euo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-cd "$root"
-
-say() { printf 'fleet-demo: %s\n' "$*"; }
-fail() {
-	printf 'fleet-demo: FAIL: %s\n' "$*" >&2
-	exit 1
-}
-
-unset LCWRAP_CHILD_ID LCWRAP_ROOT_CHILD_ID LCWRAP_JOURNAL
-
-if ! command -v jq >/dev/null 2>&1; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		say "installing jq"
-		apt-get install -y -qq jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
-	else
-		fail "jq is required (apt-get install jq)"
-	fi
-fi
-
-start=$(date +%s)
-
-say "building bin/lcwrap"
-go build -o bin/lcwrap ./cmd/lcwrap
-lcwrap="$root/bin/lcwrap"
-
-# The collector: built once, rebuilt only when its module changes (the
-# first build fetches the collector modules from the module proxy).
-col="$root/bin/lcwrap-otelcol"
-rebuild=0
-[ -x "$col" ] || rebuild=1
-for f in "$here"/collector/go.mod "$here"/collector/go.sum "$here"/collector/*.go "$here"/collector/*/*.go; do
-	case "$f" in *_test.go) continue ;; esac
-	if [ "$f" -nt "$col" ]; then rebuild=1; fi
-done
-if [ "$rebuild" = 1 ]; then
-	say "building bin/lcwrap-otelcol (collector v0.165; slow the first time)"
-	t0=$(date +%s)
-	(cd "$here/collector" && GOFLAGS="-mod=readonly -buildvcs=false" nice -n 10 go build -trimpath -o "$col" .)
-	say "collector built in $(($(date +%s) - t0))s"
-else
-	say "reusing bin/lcwrap-otelcol"
-fi
+demo=fleet-demo
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/lcwrap-fleet-demo.XXXXXX")"
 out="$work/fleet"
@@ -155,9 +114,12 @@ cat >"$work/workload.sh" <<'EOF'
 set -u
 h=$1 lcwrap=$2 J=$3 dir=$4
 cd "$dir"
-# A chatty run: a heartbeat every 30 ms for 15 s (enough records for the
-# gateway to rotate its 1 MB files while it is killed and restarted).
-"$lcwrap" --journal "$J" --child-id chatty --heartbeat 30ms -- sleep 15 &
+# Chatty runs: four with a heartbeat every 100 ms (lcwrap's floor) for
+# 15 s (enough records for the gateway to rotate its 1 MB files while it
+# is killed and restarted).
+for c in 1 2 3 4; do
+	"$lcwrap" --journal "$J" --child-id "chatty-$c" --heartbeat 100ms -- sleep 15 &
+done
 "$lcwrap" --journal "$J" --child-id run-ok -- true
 "$lcwrap" --journal "$J" --child-id run-exit3 -- sh -c 'exit 3'
 # A build that fails once, then passes: two attempts of one root.
@@ -194,7 +156,7 @@ wait_for() { # seconds, description, command...
 }
 phase1_done() { for h in "${hosts[@]}"; do [ -e "$work/$h/phase1.done" ] || return 1; done; }
 wait_for 120 "the workloads" phase1_done
-say "workloads running: runs, a failing run, a retried build, an adoption, 20 hook emits, a chatty run and a long run per host"
+say "workloads running: runs, a failing run, a retried build, an adoption, 20 hook emits, four chatty runs and a long run per host"
 
 # Emits from this side, on one host with journal rotation (sealed files).
 emits() { # host count label [extra flags]
