@@ -88,6 +88,24 @@ func teeRead(src *os.File, out int, buf []byte, gate func(tee func()) bool) (n i
 	case teed == 0:
 		return 0, nil, io.EOF
 	}
-	n, err = io.ReadFull(src, buf[:teed])
-	return n, nil, err
+	// The passed bytes are in src (only this copy reads it): take them out
+	// whatever src's deadline says, or a deadline passing now would leave
+	// them for the drain's sweep, which would pass them a second time.
+	for n < int(teed) {
+		var k int
+		var rerr error
+		if cerr := rc.Control(func(fd uintptr) { k, rerr = unix.Read(int(fd), buf[n:teed]) }); cerr != nil {
+			return n, nil, cerr
+		}
+		switch {
+		case k > 0:
+			n += k
+		case rerr == unix.EINTR:
+		case rerr == nil:
+			return n, nil, io.ErrUnexpectedEOF
+		default:
+			return n, nil, rerr
+		}
+	}
+	return n, nil, nil
 }

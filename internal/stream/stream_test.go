@@ -277,6 +277,50 @@ func TestTeeGateRefusesOnceShared(t *testing.T) {
 	}
 }
 
+// Bytes passed by tee(2) are taken out of the child's pipe even when the
+// drain's deadline passes between the tee and the read: left in the pipe,
+// the sweep after the deadline would pass them a second time.
+func TestTeeReadTakesWhatItPassedPastTheDeadline(t *testing.T) {
+	src, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	defer w.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	defer outW.Close()
+	outW.Fd() // blocking, as a stdout pipe is: tee(2) passes to it
+	tee := teeFD(outW)
+	if tee < 0 {
+		t.Skip("tee(2) is not used here")
+	}
+	if _, err := w.WriteString("abc"); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, outErr, err := teeRead(src, tee, buf, func(tee func()) bool {
+		tee()
+		src.SetReadDeadline(time.Now().Add(-time.Second)) // the drain's deadline passes now
+		return true
+	})
+	if n != 3 || outErr != nil || err != nil || string(buf[:n]) != "abc" {
+		t.Fatalf("teeRead: %d bytes %q, %v, %v; want the 3 bytes passed", n, buf[:n], outErr, err)
+	}
+	if _, err := src.Read(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("reading the child's pipe afterwards: %v", err)
+	}
+	rc, _ := src.SyscallConn()
+	var left int
+	rc.Control(func(fd uintptr) { left, _ = syscall.Read(int(fd), buf) })
+	if left > 0 {
+		t.Fatalf("%q passed yet left in the child's pipe for the sweep", buf[:left])
+	}
+}
+
 // nopTap watches and does nothing.
 type nopTap struct{}
 
