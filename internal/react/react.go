@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,7 +106,6 @@ type pending struct {
 	n      int64
 	resume watch.Position
 	stale  string // its stale id, for a stale transition
-	done   bool
 }
 
 // Runner runs the command for each transition submitted (Submit).
@@ -189,8 +189,8 @@ func (r *Runner) Confirmed() (watch.Position, []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.read
-	if r.head < len(r.out) {
-		p = r.out[r.head].resume
+	if len(r.out) > 0 {
+		p = r.out[0].resume
 	}
 	return p, append([]string(nil), r.stale...)
 }
@@ -283,25 +283,17 @@ func (r *Runner) dispatch() {
 // finish marks transition n handled and lets the confirmed position move.
 func (r *Runner) finish(n int64) {
 	// out is in submission order: n grows.
-	i := r.head + sort.Search(len(r.out)-r.head, func(i int) bool { return r.out[r.head+i].n >= n })
+	i := sort.Search(len(r.out), func(i int) bool { return r.out[i].n >= n })
 	if i == len(r.out) || r.out[i].n != n {
 		return
 	}
-	r.out[i].done = true
 	if id := r.out[i].stale; id != "" {
 		r.stale = append(r.stale, id)
 		if len(r.stale) > watch.MaxStaleIDs {
 			r.stale = r.stale[len(r.stale)-watch.MaxStaleIDs:]
 		}
 	}
-	for r.head < len(r.out) && r.out[r.head].done {
-		r.out[r.head] = pending{}
-		r.head++
-	}
-	if r.head > 64 && r.head*2 > len(r.out) {
-		r.out = append(r.out[:0], r.out[r.head:]...)
-		r.head = 0
-	}
+	r.out = slices.Delete(r.out, i, i+1)
 	r.signal()
 }
 
@@ -318,8 +310,9 @@ func (r *Runner) run(j *job) {
 	var timedOut, stopped bool
 	err := cmd.Start()
 	if err == nil {
-		done := make(chan struct{})
+		done, watched := make(chan struct{}), make(chan struct{})
 		go func() {
+			defer close(watched)
 			var limit <-chan time.Time
 			if r.o.Timeout > 0 {
 				tm := time.NewTimer(r.o.Timeout)
@@ -343,6 +336,7 @@ func (r *Runner) run(j *job) {
 		}()
 		err = cmd.Wait()
 		close(done)
+		<-watched
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

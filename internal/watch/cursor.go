@@ -85,6 +85,9 @@ func ParseCursor(b []byte) (Cursor, error) {
 	if _, err := d.Token(); !errors.Is(err, io.EOF) {
 		return Cursor{}, fmt.Errorf("%w: more than one JSON value", ErrCursorFile)
 	}
+	if len(c.Stale) == 0 {
+		c.Stale = nil
+	}
 	p := c.Position
 	switch {
 	case c.Schema != CursorSchema:
