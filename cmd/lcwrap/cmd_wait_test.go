@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
@@ -181,5 +183,64 @@ func TestWaitUnderRotation(t *testing.T) {
 	child.exit(t)
 	if got := w.exit(t); got != 4 {
 		t.Fatalf("wait --exit-code across a rotation = %d, want 4\n%s", got, w.stderr.String())
+	}
+}
+
+// fleetFixture writes the gateway output recorded for fleet.txtar into
+// dir/gw and returns that directory.
+func fleetFixture(t *testing.T, dir string) string {
+	t.Helper()
+	a, err := txtar.ParseFile("testdata/script/fleet.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range a.Files {
+		if f.Name == "gw/gateway.jsonl" {
+			gw := filepath.Join(dir, "gw")
+			os.MkdirAll(gw, 0o700)
+			if err := os.WriteFile(filepath.Join(gw, "gateway.jsonl"), f.Data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return gw
+		}
+	}
+	t.Fatal("no gw/gateway.jsonl in fleet.txtar")
+	return ""
+}
+
+// wait and watch read a fleet: a child is (host, childId); an open child
+// of a silent host is stale (never ended); watch follows the gateway's
+// output as records arrive.
+func TestWaitWatchFleet(t *testing.T) {
+	dir := t.TempDir()
+	gw := fleetFixture(t, dir)
+	j := filepath.Join(dir, "unused.jsonl")
+	if out, _ := lcwrapRun(t, j, "wait", "--fleet", gw, "--host", "rec-a", "test"); !strings.Contains(out, "rec-a/test") {
+		t.Fatalf("the final row: %s", out)
+	}
+	if code := startLcwrap(t, j, nil, "wait", "--fleet", gw, "--host", "rec-a", "--exit-code", "test").exit(t); code != 3 {
+		t.Fatalf("wait --fleet --exit-code = %d, want 3", code)
+	}
+	lcwrapRun(t, j, "wait", "--fleet", gw, "--host", "rec-b", "--for", "stale", "sub")
+	if code := startLcwrap(t, j, nil, "wait", "--fleet", gw, "--host", "rec-b", "--for", "completed", "sub", "--timeout", "200ms").exit(t); code != 124 {
+		t.Fatalf("a silent host's open child: wait = %d, want 124 (stale, not ended)", code)
+	}
+
+	w := startWatch(t, j, nil, "--fleet", gw, "--for", "failed", "--json")
+	b, _ := os.ReadFile(filepath.Join(gw, "gateway.jsonl"))
+	line := strings.Split(string(b), "\n")[1]
+	if !strings.Contains(line, `\"childId\":\"test\"`) {
+		t.Fatal("the fixture's second line is not rec-a's test child")
+	}
+	f, err := os.OpenFile(filepath.Join(gw, "gateway.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.ReplaceAll(line, "test", "late") + "\n")
+	f.Close()
+	eventually(t, "the new child's failure", func() bool { return strings.Contains(w.stdout.String(), `"childId":"late"`) })
+	w.stop(t)
+	if out := w.stdout.String(); strings.Count(out, "\n") != 1 || !strings.Contains(out, `"host":"rec-a","childId":"late","state":"failed"`) {
+		t.Fatalf("watch --fleet printed %s", out)
 	}
 }
