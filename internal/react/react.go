@@ -114,20 +114,26 @@ type Runner struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	n       int64
-	out     []pending // not handled yet, oldest first (from head)
-	head    int
-	held    map[watch.Key]*job
-	queue   []*job
-	running int
-	read    watch.Position
-	stale   []string // stale ids handled, oldest first
-	closing bool
-	wg      sync.WaitGroup
-	changed chan struct{}
-	counts  Counts
+	mu       sync.Mutex
+	n        int64
+	out      []pending // not handled yet, oldest first
+	held     map[watch.Key]*job
+	queue    []*job
+	running  int
+	read     watch.Position
+	stale    []string // stale ids handled, oldest first
+	closing  bool
+	wg       sync.WaitGroup
+	changed  chan struct{}
+	counts   Counts
+	dropped  int       // dropped since the last time drops were said
+	dropSaid time.Time // when drops were last said
 }
+
+// sayEvery is how often drops are said at most: the first one at once,
+// then how many since, every sayEvery (and the total when the watcher
+// ends).
+const sayEvery = 5 * time.Second
 
 // Counts is what a Runner did.
 type Counts struct {
@@ -261,8 +267,15 @@ func (r *Runner) enqueue(j *job) {
 		r.queue = r.queue[1:]
 		r.counts.Dropped++
 		r.finish(old.n)
-		r.o.Say(fmt.Sprintf("dropped the transition of %s to %s (event %s): %d commands waiting already (--queue); the commands run slower than transitions come",
-			old.t.Key, old.t.State, old.t.EventID, r.o.Queue))
+		r.dropped++
+		if now := time.Now(); r.dropSaid.IsZero() || now.Sub(r.dropSaid) >= sayEvery {
+			what := fmt.Sprintf("the transition of %s to %s (event %s)", old.t.Key, old.t.State, old.t.EventID)
+			if r.dropped > 1 {
+				what = fmt.Sprintf("%d transitions since %s, the last of %s to %s (event %s)", r.dropped, r.dropSaid.Format(time.TimeOnly), old.t.Key, old.t.State, old.t.EventID)
+			}
+			r.o.Say(fmt.Sprintf("dropped %s: %d waiting already (--queue); the commands run slower than transitions come", what, r.o.Queue))
+			r.dropSaid, r.dropped = now, 0
+		}
 	}
 	r.queue = append(r.queue, j)
 	r.dispatch()

@@ -101,8 +101,11 @@ func TestQueueBounded(t *testing.T) {
 	if c := r.Counts(); c.Dropped < 19000 || c.Dropped+c.Ran+100+2 < 20000 {
 		t.Fatalf("counts %+v", c)
 	}
-	if !strings.Contains(s.all(), "dropped the transition of c3 to waiting (event e/c3/3): 100 commands waiting already (--queue)") {
+	if !strings.Contains(s.all(), "dropped the transition of c3 to waiting (event e/c3/3): 100 waiting already (--queue)") {
 		t.Fatalf("the drops are not said: %.300s", s.all())
+	}
+	if n := strings.Count(s.all(), "dropped"); n > 2 {
+		t.Fatalf("%d drops said one by one, want them summed: %.300s", n, s.all())
 	}
 }
 
