@@ -192,3 +192,31 @@ func TestWatchExecLineage(t *testing.T) {
 		}
 	}
 }
+
+// Killed (SIGKILL, no chance to save): the restarted watcher hands on
+// everything it had not confirmed; a transition may come twice (at least
+// once), none is lost.
+func TestWatchCursorAfterKill(t *testing.T) {
+	dir := t.TempDir()
+	j := filepath.Join(dir, "journal.jsonl")
+	out := filepath.Join(dir, "out")
+	cursor := filepath.Join(dir, "watch.cursor")
+	args := []string{"--for", "completed", "--cursor", cursor, "--exec", `echo "$LCWRAP_WATCH_EVENT_ID" >> ` + out}
+	w := startWatch(t, j, nil, args...)
+	for _, id := range []string{"k1", "k2"} {
+		lcwrapRun(t, j, "--child-id", id, "--", "true")
+	}
+	eventually(t, "two commands", func() bool { return len(fileWords(out)) == 2 })
+	w.cmd.Process.Kill()
+	w.exit(t)
+	lcwrapRun(t, j, "--child-id", "k3", "--", "true")
+	w = startWatch(t, j, nil, args...)
+	eventually(t, "k3's command", func() bool { return strings.Contains(strings.Join(fileWords(out), " "), "/k3/") })
+	w.stop(t)
+	got := strings.Join(fileWords(out), " ")
+	for _, child := range []string{"k1", "k2", "k3"} {
+		if !strings.Contains(got, "/"+child+"/") {
+			t.Fatalf("the end of %s was lost: %q", child, got)
+		}
+	}
+}
