@@ -44,7 +44,7 @@ func watchCommand(std stdio) *cli.Command {
 			"LCWRAP_WATCH_EVENT_ID. Without a cursor it starts at the journal's end.",
 		Flags: []cli.Flag{
 			journalFlags()[0],
-			&cli.StringFlag{Name: "for", Required: true, Usage: "the `STATES` (comma-separated) to react to: created, starting, running, waiting, completed, failed, cancelled, lost, stale"},
+			&cli.StringFlag{Name: "for", Usage: "the `STATES` (comma-separated) to react to: created, starting, running, waiting, completed, failed, cancelled, lost, stale"},
 			&cli.StringFlag{Name: "exec", Usage: "run `CMD` (through sh -c) for each transition"},
 			&cli.BoolFlag{Name: "json", Usage: "without --exec: print each transition as JSON (schema lcwrap-watch/1)"},
 			&cli.StringFlag{Name: "cursor", Usage: "keep the position in `FILE`: a restart goes on from it (" + outpath.Help + ")"},
@@ -62,6 +62,9 @@ func watchCommand(std stdio) *cli.Command {
 }
 
 func watchAction(ctx context.Context, cmd *cli.Command, std stdio) error {
+	if !cmd.IsSet("for") {
+		return usagef(cmd, "--for names the states to react to, e.g. --for waiting,failed,lost")
+	}
 	states, err := watch.ParseStates(cmd.String("for"))
 	if err != nil {
 		return usagef(cmd, "--for: %v", err)
