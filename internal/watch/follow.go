@@ -137,7 +137,6 @@ type Follower struct {
 	pos      Position
 	caught   bool
 	seen     map[string]bool // stale ids handed on before the start
-	cursorOK bool            // the journal cursor's line was found as recorded
 	h        Handler
 
 	next, armed    time.Time // the earliest stale deadline; the one the timer is set for
@@ -274,7 +273,6 @@ func (f *Follower) checkCursor() {
 		found = ""
 	}
 	if found != "" && (want.EventID == "" || found == want.EventID) {
-		f.cursorOK = true
 		return
 	}
 	f.notify(Notice{Kind: "cursor", Text: fmt.Sprintf("the cursor's line %d (event %s) is not in journal %s (a replaced journal, or another one's cursor): handing on every transition from its start", want.Line, want.EventID, f.o.Journal)})
