@@ -244,3 +244,28 @@ func TestWaitWatchFleet(t *testing.T) {
 		t.Fatalf("watch --fleet printed %s", out)
 	}
 }
+
+// wait goes on through a quarantine: blocked at a bad line (said on
+// stderr), it reads on once 'lcwrap journal repair' quarantines it.
+func TestWaitThroughQuarantine(t *testing.T) {
+	dir := t.TempDir()
+	j := filepath.Join(dir, "journal.jsonl")
+	lcwrapRun(t, j, "emit", "--child-id", "q", "--kind", "created", "--state", "created", "--external")
+	lcwrapRun(t, j, "emit", "--child-id", "q", "--kind", "state_changed", "--state", "starting")
+	f, err := os.OpenFile(j, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("not an event\n")
+	f.Close()
+	w := startLcwrap(t, j, nil, "wait", "--for", "completed", "q")
+	eventually(t, "wait saying where the journal stops", func() bool {
+		return strings.Contains(w.stderr.String(), "stops at line 3")
+	})
+	lcwrapRun(t, j, "journal", "repair")
+	lcwrapRun(t, j, "emit", "--child-id", "q", "--kind", "state_changed", "--state", "running")
+	lcwrapRun(t, j, "emit", "--child-id", "q", "--kind", "terminal", "--state", "completed")
+	if got := w.exit(t); got != 0 {
+		t.Fatalf("exit %d\n%s", got, w.stderr.String())
+	}
+}
