@@ -125,6 +125,9 @@ func TestWaitForChildNotYetThere(t *testing.T) {
 	dir := t.TempDir()
 	j := filepath.Join(dir, "journal.jsonl") // no journal yet either
 	w := startLcwrap(t, j, nil, "wait", "--for", "completed", "late")
+	eventually(t, "wait saying there is no journal yet", func() bool {
+		return strings.Contains(w.stderr.String(), "lcwrap: no journal at "+j+" yet: waiting for it to be created")
+	})
 	lcwrapRun(t, j, "--child-id", "other", "--", "true")
 	lcwrapRun(t, j, "--child-id", "late", "--", "true")
 	if got := w.exit(t); got != 0 {

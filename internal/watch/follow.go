@@ -76,7 +76,7 @@ func StaleID(childID, lastEventID string) string {
 // a bad line it waits at, a journal replaced, damage in a fleet's output,
 // a cursor that does not belong to what is read.
 type Notice struct {
-	Kind string // "blocked", "replaced", "rotated", "damage", "cursor"
+	Kind string // "missing", "blocked", "replaced", "quarantined", "damage", "cursor"
 	Text string
 }
 
@@ -328,7 +328,9 @@ func (f *Follower) readJournal(ctx context.Context, out chan<- []item) error {
 	err := journal.Read(f.o.Journal, journal.ReadOptions{OnBlocked: blocked}, fn)
 	var be *journal.BlockedError
 	switch {
-	case err == nil, errors.Is(err, fs.ErrNotExist), errors.As(err, &be):
+	case errors.Is(err, fs.ErrNotExist):
+		buf = append(buf, item{notice: &Notice{Kind: "missing", Text: fmt.Sprintf("no journal at %s yet: waiting for it to be created", f.o.Journal)}})
+	case err == nil, errors.As(err, &be):
 	default:
 		return err
 	}
