@@ -70,6 +70,7 @@ fuzz:
 	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/watch -run '^$$' -fuzz '^FuzzParseCursor$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzFactsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)

@@ -209,6 +209,8 @@ var subcommands = []subcommand{
 	{"snapshot", snapshotCommand},
 	{"cancel", cancelCommand},
 	{"tail", tailCommand},
+	{"wait", waitCommand},
+	{"watch", watchCommand},
 	{"emit", emitCommand},
 	{"journal", journalCommand},
 	{"validate", validateCommand},

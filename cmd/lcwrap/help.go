@@ -146,6 +146,20 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"lcwrap report --file ci.log --mixed > report.html", "from a CI log"},
 			},
 		},
+		"lcwrap wait": {
+			examples: []example{
+				{"lcwrap wait build-7 test-3", "until both end; their final rows"},
+				{"lcwrap wait --exit-code --timeout 1h build-7", "exit with build-7's own code"},
+				{"lcwrap wait --source claude-code --for waiting --any", "until an agent waits"},
+			},
+		},
+		"lcwrap watch": {
+			examples: []example{
+				{"lcwrap watch --for waiting,failed,lost", "one line per transition"},
+				{"lcwrap watch --for waiting --exec 'notify-send \"$LCWRAP_WATCH_CHILD_ID waits\"'", "a desktop notification"},
+				{"lcwrap watch --for failed,lost --exec 'curl -sS -d @- \"$HOOK\"'", "the JSON to a webhook"},
+			},
+		},
 		"lcwrap help": {
 			examples: []example{
 				{"lcwrap help", "this list of commands"},

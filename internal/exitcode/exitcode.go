@@ -20,8 +20,7 @@ const (
 	// EmitUnknown: emit cannot tell whether its line was written (a
 	// retry may duplicate it).
 	EmitUnknown = 121
-	// Unmet: wait's child ended without meeting the condition. Reserved:
-	// there is no wait command yet.
+	// Unmet: wait's child ended without meeting the condition.
 	Unmet = 122
 	// EndUnknown: the end of the child is unknown to lcwrap: a run whose
 	// child's exit status could not be read (recorded as lost); wait
@@ -72,6 +71,7 @@ const usage = "usage error"
 var Table = []Status{
 	{Code: codeChild, Shown: "N", Name: "child", Meaning: "a run's child exited with N: lcwrap exits with the child's own code (an exit code is not task success)", Uses: []Use{
 		{Command: Run, Meaning: "the command's own exit code (an exit code is not task success)"},
+		{Command: "lcwrap wait", Meaning: "with --exit-code: the child's own exit code, as its terminal event records it"},
 	}},
 	{Code: OK, Shown: "0", Name: "ok", Meaning: "the command did what it was asked (for a run, the child's own 0, as N)", Uses: []Use{
 		{Command: "lcwrap adopt", Meaning: "every process was observed to its end"},
@@ -92,7 +92,8 @@ var Table = []Status{
 		{Command: "lcwrap hook claude-code", Meaning: "always, whatever happened to the payload (a hook never fails its agent)"},
 		{Command: "lcwrap help", Meaning: "shown"},
 		{Command: "lcwrap version", Meaning: "printed"},
-		{Command: "lcwrap wait", Meaning: "every child met the condition (--any: one did)", Reserved: true},
+		{Command: "lcwrap wait", Meaning: "every child met the condition (--any: one did); with --exit-code, the child's own 0"},
+		{Command: "lcwrap watch", Meaning: "interrupted (^C, SIGTERM); a command's failure is reported, never fatal"},
 	}},
 	{Code: Failed, Shown: "1", Name: "failed", Meaning: "the command failed; what failed is its own (one line on stderr names it), never the child's", Uses: []Use{
 		{Command: "lcwrap adopt", Meaning: "a pid, or what --agent NAME was asked to follow, could not be adopted (the others are still observed)"},
@@ -110,6 +111,8 @@ var Table = []Status{
 		{Command: "lcwrap report", Meaning: "the input cannot be read, or the file cannot be written"},
 		{Command: "lcwrap hook claude-code", Meaning: "--print-settings only: lcwrap cannot tell its own path"},
 		{Command: "lcwrap journal unlock", Meaning: "not broken: no lock, another token, or an owner alive"},
+		{Command: "lcwrap wait", Meaning: "the journal or --fleet cannot be read, or the selectors pick no child"},
+		{Command: "lcwrap watch", Meaning: "the journal, --fleet or the cursor cannot be read, or the cursor is another input's"},
 	}},
 	{Code: Refused, Shown: "2", Name: "refused", Meaning: "the command refused, or could not record, what it was asked: nothing was appended or sent", Uses: []Use{
 		{Command: "lcwrap reconcile", Meaning: "the snapshot is refused: nothing was appended"},
@@ -131,15 +134,15 @@ var Table = []Status{
 		{Command: "lcwrap emit", Meaning: "unknown whether the event was written to the journal: check it before a retry (do not retry blindly)"},
 	}},
 	{Code: Unmet, Shown: "122", Name: "unmet", Meaning: "wait: a child ended without meeting the condition (--for waiting on a child that completed)", Uses: []Use{
-		{Command: "lcwrap wait", Meaning: "a child ended without meeting the condition", Reserved: true},
+		{Command: "lcwrap wait", Meaning: "a child ended without meeting the condition (--any: every child did)"},
 	}},
 	{Code: EndUnknown, Shown: "123", Name: "end-unknown", Meaning: "the child's end is unknown to lcwrap: a run whose child's exit status could not be read (recorded lost); wait --exit-code for a child whose exit lcwrap does not know (adopted, lost); never 0 for an unknown", Uses: []Use{
 		{Command: Run, Meaning: "the command's exit status could not be read: its end is unknown (recorded as lost)"},
-		{Command: "lcwrap wait", Meaning: "with --exit-code: the child's exit is unknown (adopted, lost)", Reserved: true},
+		{Command: "lcwrap wait", Meaning: "with --exit-code: the child's exit is unknown (adopted, lost)"},
 	}},
 	{Code: Timeout, Shown: "124", Name: "timeout", Meaning: "lcwrap's own timeout ran out; as with timeout(1), a child's own 124 looks the same where its code passes through (a run, wait --exit-code): the terminal event tells them apart", Uses: []Use{
 		{Command: Run, Meaning: "--timeout or --ready-timeout cancelled it"},
-		{Command: "lcwrap wait", Meaning: "--timeout ran out (with --exit-code, a child's own 124 looks the same: --json tells them apart)", Reserved: true},
+		{Command: "lcwrap wait", Meaning: "--timeout ran out (with --exit-code, a child's own 124 looks the same: --json tells them apart)"},
 	}},
 	{Code: Usage, Shown: "125", Name: "usage", Meaning: "lcwrap's own usage error (a bad flag or argument): nothing was started or written, one line on stderr says what to do", Uses: []Use{
 		{Command: Run, Meaning: "lcwrap's own usage error: nothing was started, no events"},
@@ -162,7 +165,8 @@ var Table = []Status{
 		{Command: "lcwrap journal unlock"},
 		{Command: "lcwrap help", Meaning: "no such command"},
 		{Command: "lcwrap version"},
-		{Command: "lcwrap wait", Reserved: true},
+		{Command: "lcwrap wait"},
+		{Command: "lcwrap watch"},
 	}},
 	{Code: NotExecutable, Shown: "126", Name: "not-executable", Meaning: "a run's command was found but could not be executed: no process started", Uses: []Use{
 		{Command: Run, Meaning: "the command could not be executed"},
@@ -173,6 +177,7 @@ var Table = []Status{
 	{Code: codeSignal, Shown: "128+N", Name: "signal", Meaning: "a death by signal N, as a shell reports it: a run's child killed by N, or lcwrap adopt stopped by N", Uses: []Use{
 		{Command: Run, Meaning: "a signal N killed the command"},
 		{Command: "lcwrap adopt", Shown: "130, 143", Meaning: "lcwrap adopt got SIGINT or SIGTERM (the processes are untouched)"},
+		{Command: "lcwrap wait", Meaning: "with --exit-code: a signal N killed the child (and 130, 143: wait itself got SIGINT or SIGTERM)"},
 	}},
 }
 
