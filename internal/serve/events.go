@@ -75,7 +75,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ string) {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	bw := bufio.NewWriterSize(w, 32<<10)
-	last := after
+	last := after      // the cursor of the last message written
+	delivered := after // of the last one flushed: the client has it
 	write := func(b []byte) error {
 		rc.SetWriteDeadline(time.Now().Add(s.cfg.StreamStall))
 		_, err := bw.Write(b)
@@ -100,7 +101,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ string) {
 	ka := time.NewTicker(s.cfg.KeepAlive)
 	defer ka.Stop()
 	cut := func(err error) {
-		s.logf("event stream to %s cut off (%v): its client resumes after cursor %q (Last-Event-ID)", r.RemoteAddr, err, last)
+		s.logf("event stream to %s cut off, its client taking no write for %v (%v): it had every line up to cursor %q at least, and resumes from the last id it read (Last-Event-ID)", r.RemoteAddr, s.cfg.StreamStall, err, delivered)
 	}
 	for {
 		select {
@@ -186,9 +187,9 @@ type Blocked struct {
 // Notice is the data of a `notice` message: a rotation, a skipped
 // (quarantined) range or a replaced journal, as the reader noticed it.
 type Notice struct {
-	Kind        string              `json:"kind"`
-	Path        string              `json:"path"`
-	Sequence    int64               `json:"sequence"`
+	Kind        string               `json:"kind"`
+	Path        string               `json:"path"`
+	Sequence    int64                `json:"sequence"`
 	Quarantined *journal.Quarantined `json:"quarantined,omitempty"`
 }
 
