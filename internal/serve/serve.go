@@ -270,6 +270,18 @@ func (s *Server) originOK(origin string) bool {
 	return ok && host != "" && s.cfg.Hosts != nil && s.hostOK(host)
 }
 
+// Routes returns every route's path (with {id} for a child's id) and its
+// method, for the API's documents and their tests.
+func Routes() map[string]string {
+	s := &Server{}
+	s.match("/")
+	out := map[string]string{}
+	for p, rt := range s.mux {
+		out[p] = rt.methods
+	}
+	return out
+}
+
 // match finds the route of path, with the child id of the child routes.
 func (s *Server) match(path string) (route, string, bool) {
 	if s.mux == nil {
