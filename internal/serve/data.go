@@ -62,7 +62,14 @@ func (s *Server) children(w http.ResponseWriter, r *http.Request, _ string) {
 	if v := q.Get("state"); v != "" {
 		states = strings.Split(v, ",")
 	}
-	if !s.caughtUp(r.Context()) {
+	var atLeast int64
+	if v := q.Get("cursor"); v != "" && s.fl == nil {
+		if atLeast, err = strconv.ParseInt(v, 10, 64); err != nil || atLeast < 0 {
+			writeError(w, http.StatusBadRequest, CodeBadCursor, fmt.Sprintf("cursor %q: give a journalSequence, 0 or more", v))
+			return
+		}
+	}
+	if !s.caughtUp(r.Context()) || !s.reached(r.Context(), atLeast) {
 		return
 	}
 	keep := func(v *projection.ChildView) bool { return states == nil || slices.Contains(states, v.Display) }
@@ -87,6 +94,35 @@ func (s *Server) children(w http.ResponseWriter, r *http.Request, _ string) {
 	rep.Children = slices.DeleteFunc(rep.Children, func(c projection.ChildView) bool { return !keep(&c) })
 	w.Header().Set(CursorHeader, strconv.FormatInt(cur, 10))
 	writeJSON(w, http.StatusOK, rep)
+}
+
+// CursorWait is how long GET /v1/children?cursor=N waits for the picture
+// to take in line N; past it the answer is as of an earlier cursor (its
+// Lcwrap-Cursor header says which).
+const CursorWait = 5 * time.Second
+
+// reached waits (up to CursorWait) until the picture has taken in every
+// line up to cursor: a client that read line N from the stream then gets
+// a picture that has it. It reports false when the request ended.
+func (s *Server) reached(ctx context.Context, cursor int64) bool {
+	if cursor == 0 || s.fl != nil {
+		return true
+	}
+	deadline := time.Now().Add(CursorWait)
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		var at int64
+		s.follow.With(func(m *view.Model) { at = m.Cursor() })
+		if at >= cursor || time.Now().After(deadline) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
 }
 
 func boolParam(v string) (bool, error) {

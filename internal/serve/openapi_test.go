@@ -304,7 +304,7 @@ func TestOpenAPI(t *testing.T) {
 	for _, r := range []req{
 		{ts, "GET", "/", nil, ""}, {ts, "GET", "/app.js", nil, ""}, {ts, "GET", "/app.css", nil, ""},
 		{ts, "GET", "/", map[string]string{"Host": "evil.example"}, ""},
-		{ts, "GET", "/v1/children", nil, ""}, {ts, "GET", "/v1/children?all=1", nil, ""}, {ts, "GET", "/v1/children?all=2", nil, ""},
+		{ts, "GET", "/v1/children", nil, ""}, {ts, "GET", "/v1/children?all=1", nil, ""}, {ts, "GET", "/v1/children?all=2", nil, ""}, {ts, "GET", "/v1/children?cursor=x", nil, ""}, {ts, "GET", "/v1/children?cursor=3", nil, ""},
 		{ts, "GET", "/v1/children", map[string]string{"Authorization": "Bearer no"}, ""},
 		{none, "GET", "/v1/children", nil, ""},
 		{ts, "GET", "/v1/children/a", nil, ""}, {ts, "GET", "/v1/children/b?limit=1", nil, ""}, {ts, "GET", "/v1/children/zz", nil, ""}, {ts, "GET", "/v1/children/a?limit=-1", nil, ""},

@@ -13,6 +13,7 @@
   let lastRefresh = 0;
   let following = false;
   const timelineMax = 300;
+  const timelineBack = 100;
 
   class AuthError extends Error {}
 
@@ -50,12 +51,19 @@
     }
   }
 
+  // refresh takes a new picture, one that has every line the stream has
+  // shown (?cursor: the server waits until its picture has taken it in).
   async function refresh() {
-    const r = await api('/v1/children?all=1');
+    const numeric = /^[0-9]+$/.test(cursor || '');
+    const r = await api('/v1/children?all=1' + (numeric ? '&cursor=' + cursor : ''));
     if (!r.ok) throw new Error(await errorText(r));
     const rep = await r.json();
-    if (cursor === null) cursor = r.headers.get('Lcwrap-Cursor') || '';
+    const at = r.headers.get('Lcwrap-Cursor') || '';
+    // The first stream starts a little before the picture, so that the
+    // timeline opens with recent events (the picture has them already).
+    if (cursor === null) cursor = /^[0-9]+$/.test(at) ? String(Math.max(0, Number(at) - timelineBack)) : at;
     render(rep);
+    if (numeric && /^[0-9]+$/.test(at) && Number(at) < Number(cursor)) scheduleRefresh();
   }
 
   function scheduleRefresh() {
@@ -148,7 +156,9 @@
     body.replaceChildren(rows);
     const w = $('waiting');
     w.hidden = waiting.length === 0;
-    w.textContent = '⏸ ' + waiting.length + ' waiting: ' + waiting.join(', ');
+    const mark = document.createElement('span');
+    mark.className = 'pause';
+    w.replaceChildren(mark, document.createTextNode(waiting.length + ' waiting: ' + waiting.join(', ')));
     const shown = (rep.children || []).length;
     $('summary').textContent = shown + ' children shown, ' + rep.ended + ' ended' +
       (rep.evidence ? '' : ' — ' + (rep.message || 'no evidence yet')) + ' · ' + rep.input;
