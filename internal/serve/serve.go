@@ -201,6 +201,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
+	// The answer's own time to be taken starts now, not when the request
+	// came (a first answer waits for the journal to be read).
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(WriteTimeout))
 	w.WriteHeader(status)
 	w.Write(b)
 	w.Write([]byte{'\n'})
