@@ -16,9 +16,12 @@
 // decides, and its refusal is the answer). GET /v1/events streams every
 // journal line after a cursor as Server-Sent Events with id set to the
 // line's journalSequence (a fleet cursor under --fleet), so a reconnect or
-// a restarted server resumes with no gap and no duplicate; a stream is
-// bounded in number, and one whose client does not take a write in time
-// is cut off at its last whole event, never slowing the others.
+// a restarted server resumes with no gap and no duplicate. One reader
+// follows the journal for every stream and keeps its recent messages; a
+// stream further back reads the journal itself until it joins them.
+// Streams are bounded in number, and one whose client does not take a
+// write in time is cut off at its last whole event, never slowing the
+// others.
 //
 // # What it refuses to claim
 //

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/fleet"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/termtext"
@@ -58,7 +57,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ string) {
 				return
 			}
 		}
-		start = func(ctx context.Context, out chan<- msg) error { return s.journalLines(ctx, n, out) }
+		start = func(ctx context.Context, out chan<- msg) error { return s.journalStream(ctx, n, out) }
 	}
 	if s.streams.Add(1) > int64(s.cfg.MaxStreams) {
 		s.streams.Add(-1)
@@ -191,28 +190,6 @@ type Notice struct {
 	Path        string               `json:"path"`
 	Sequence    int64                `json:"sequence"`
 	Quarantined *journal.Quarantined `json:"quarantined,omitempty"`
-}
-
-// journalLines follows the journal after the cursor into out.
-func (s *Server) journalLines(ctx context.Context, after int64, out chan<- msg) error {
-	o := journal.ReadOptions{After: after, Watch: true, MaxPoll: time.Second,
-		OnBlocked: func(be *journal.BlockedError) {
-			b, _ := json.Marshal(Blocked{Line: be.Line, Offset: be.Offset, Class: string(be.Class), Reason: termtext.Line(be.Reason), Torn: be.Torn()})
-			send(ctx, out, msg{b: sse("blocked", "", b)})
-		},
-		OnNotice: func(n journal.Notice) {
-			b, _ := json.Marshal(Notice{Kind: string(n.Kind), Path: n.Path, Sequence: n.Sequence, Quarantined: n.Quarantined})
-			send(ctx, out, msg{b: sse("notice", "", b)})
-		},
-	}
-	err := journal.FollowWith(ctx, s.cfg.Journal, o, func(rec event.Record, raw []byte) error {
-		id := strconv.FormatInt(rec.JournalSequence, 10)
-		return send(ctx, out, msg{b: sse("", id, []byte(termtext.Line(string(raw)))), cursor: id})
-	})
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
 }
 
 // FleetLine is the data of a fleet stream's message: the host, the

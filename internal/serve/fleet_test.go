@@ -24,7 +24,7 @@ func gatewayLine(t *testing.T, host string, events ...event.Event) string {
 		lrs = append(lrs, map[string]any{
 			"body":                 map[string]any{"stringValue": string(pt.Line(t, e))},
 			"observedTimeUnixNano": strconv.FormatInt(time.Now().UnixNano(), 10),
-			"attributes": []any{map[string]any{"key": fleet.AttrReceivedAt, "value": map[string]any{"intValue": strconv.FormatInt(time.Now().UnixNano(), 10)}}},
+			"attributes":           []any{map[string]any{"key": fleet.AttrReceivedAt, "value": map[string]any{"intValue": strconv.FormatInt(time.Now().UnixNano(), 10)}}},
 		})
 	}
 	b, _ := json.Marshal(map[string]any{"resourceLogs": []any{map[string]any{

@@ -75,6 +75,7 @@ type Config struct {
 type Server struct {
 	cfg     Config
 	follow  *live.Follower // journal mode
+	hub     *hub           // journal mode: the one reader of every stream
 	fl      *fleetState    // fleet mode
 	streams atomic.Int64
 	logMu   sync.Mutex
@@ -119,6 +120,7 @@ func New(cfg Config) (*Server, error) {
 		s.fl = fs
 	} else {
 		s.follow = live.New(live.JournalLines(cfg.Journal))
+		s.hub = newHub()
 	}
 	return s, nil
 }
@@ -128,6 +130,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if s.fl != nil {
 		return s.fl.run(ctx, s.logf)
 	}
+	go s.hub.run(ctx, s.cfg.Journal)
 	return s.follow.Run(ctx)
 }
 

@@ -454,3 +454,32 @@ func TestNonEventLines(t *testing.T) {
 		t.Fatalf("after the repair: %+v", m)
 	}
 }
+
+// A stream whose cursor is further back than the shared reader keeps
+// reads the journal itself, then joins the shared reader: every line
+// once, in order, across the join, while lines keep coming.
+func TestStreamBehindTheHub(t *testing.T) {
+	const n = 10000 // more than the shared reader keeps
+	j := pt.WriteJournal(t, events("a", 1, n)...)
+	ts := start(t, serve.Config{Journal: j})
+	var before []string
+	eventually(t, 60*time.Second, "the shared reader has read the journal", func() bool {
+		code, hdr, _ := do(t, "GET", ts.URL+"/v1/children", nil, "")
+		return code == 200 && hdr.Get(serve.CursorHeader) == fmt.Sprint(n)
+	})
+	s := openStream(t, ts.URL+"/v1/events?after=5", nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := int64(0); i < 20; i++ {
+			pt.AppendJournal(t, j, events("a", n+1+5*i, 5)...)
+		}
+	}()
+	before = s.ids(t, n+100-5)
+	<-done
+	for i, id := range before {
+		if id != fmt.Sprint(i+6) {
+			t.Fatalf("message %d has id %s (a gap or a duplicate)", i, id)
+		}
+	}
+}
