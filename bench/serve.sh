@@ -21,7 +21,8 @@ echo "## lcwrap serve (issue 26)"
 echo
 echo "\`bench/serve.sh\` (SERVE_CLIENTS=$clients SERVE_RATE=$rate SERVE_SECS=$secs SERVE_RUNS=$runs). $(nproc) cores shared with other builds:"
 echo "load average $load0 before, $load1 after the stream run, $load2 after the children run: absolute times are"
-echo "inflated; read the ratios, measured side by side in the same run."
+echo "inflated; read the ratios, measured side by side in the same run. The one server process shares the CPU with the"
+echo "$clients tail processes under one scheduler, which on a loaded machine gives each process a like share: it favours the tails."
 echo
 echo "**Streams.** One journal, $rate events/s for $secs s (written in ${wrote} s, every 10 ms), $total lines after the cursor;"
 echo "$clients SSE clients of one lcwrap-serve and $clients \`lcwrap tail --follow\` processes, started before the writing."

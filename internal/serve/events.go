@@ -73,6 +73,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, _ string) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
 	bw := bufio.NewWriterSize(w, 32<<10)
 	last := after      // the cursor of the last message written
 	delivered := after // of the last one flushed: the client has it
