@@ -19,14 +19,15 @@ func serveCommand(std stdio) *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "the lifecycle API over HTTP (children, snapshot, events, cancel) and a live page",
-		Description: "Serves the journal (or --fleet) on --listen, loopback by default: GET /v1/children\n" +
-			"(status --json), /v1/children/ID, /v1/snapshot, /v1/events (Server-Sent Events\n" +
-			"from a cursor, id = journalSequence, resumed with Last-Event-ID), POST\n" +
-			"/v1/children/ID/cancel (lcwrap cancel's rules), and GET / (a live page). Every\n" +
-			"data route needs the token in --token-file (made, mode 0600, when missing) as\n" +
-			"Authorization: Bearer; the Host header must name the address listened on.\n" +
-			"It runs the program lcwrap-serve (found beside lcwrap, else in $PATH), kept\n" +
-			"apart so net/http costs `lcwrap -- CMD` nothing. API: docs/serve.md.",
+		Description: "Serves the journal (or --fleet) on --listen, loopback by default:\n" +
+			"GET /v1/children (status --json), /v1/children/ID, /v1/snapshot,\n" +
+			"/v1/events (Server-Sent Events from a cursor, id = journalSequence,\n" +
+			"resumed with Last-Event-ID), POST /v1/children/ID/cancel (lcwrap cancel's\n" +
+			"rules), and GET / (a live page). Every data route needs the token in\n" +
+			"--token-file (made, mode 0600, when missing) as Authorization: Bearer; the\n" +
+			"Host header must name the address listened on. It runs the program\n" +
+			"lcwrap-serve (found beside lcwrap, else in $PATH), kept apart so net/http\n" +
+			"costs `lcwrap -- CMD` nothing. The API: docs/serve.md.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
 			fleetFlag(), silentAfterFlag(),

@@ -179,6 +179,12 @@ func (s *Server) journalStream(ctx context.Context, after int64, out chan<- msg)
 				break // fell behind: read the journal from the cursor
 			}
 			for _, e := range buf {
+				// Entries added after from() are checked here: the hub
+				// may not have reached the cursor when the stream began.
+				if !e.reset && (e.event && e.pos <= cursor || !e.event && e.pos < cursor) {
+					n++
+					continue
+				}
 				if err := send(ctx, out, e.m); err != nil {
 					return nil
 				}
