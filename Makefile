@@ -18,6 +18,7 @@ BUILD_TAGS ?= urfave_cli_no_template
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(BUILD_TAGS)' -o $(BIN) ./cmd/lcwrap
 	$(GO) build -trimpath -o $(dir $(BIN))lcwrap-top ./cmd/lcwrap-top
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(dir $(BIN))lcwrap-serve ./cmd/lcwrap-serve
 
 # The race detector needs cgo: a C compiler (gcc or clang), and cgo not
 # turned off (CGO_ENABLED=0 in the environment). Without it make test runs

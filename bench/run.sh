@@ -8,7 +8,7 @@ export LC_ALL=C
 source bench/lib.sh
 ensure_peers
 mkdir -p bench/out
-sections=(${BENCH_SECTIONS:-validate adopt journal chaos startup idle status activity pty hook view wait})
+sections=(${BENCH_SECTIONS:-validate adopt journal chaos startup idle status activity pty hook view wait serve})
 {
   echo "# lcwrap benchmark results"
   echo

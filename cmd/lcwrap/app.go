@@ -215,6 +215,7 @@ var subcommands = []subcommand{
 	{"journal", journalCommand},
 	{"validate", validateCommand},
 	{"top", topCommand},
+	{"serve", serveCommand},
 	{"report", reportCommand},
 	{"hook", hookCommand},
 	{"help", helpCommand},

@@ -139,6 +139,12 @@ var helps = sync.OnceValue(func() map[string]helpText {
 				{"NO_COLOR=1 lcwrap top --journal ci.jsonl", "another journal, without colour"},
 			},
 		},
+		"lcwrap serve": {
+			examples: []example{
+				{"lcwrap serve", "the API and the live page on 127.0.0.1:7468"},
+				{"lcwrap serve --read-only --listen /run/user/1000/lcwrap.sock", "a unix socket, no cancel"},
+			},
+		},
 		"lcwrap report": {
 			examples: []example{
 				{"lcwrap report --html report.html", "the whole journal as one HTML file"},

@@ -73,6 +73,15 @@ func (m *Model) Len() int { return len(m.order) }
 // Evidence reports whether any lifecycle evidence was seen.
 func (m *Model) Evidence() bool { return len(m.order) > 0 }
 
+// Report is the projection's picture at now (projection.Report: what
+// `lcwrap status --json` prints), for a reader that serves it.
+func (m *Model) Report(now time.Time, all bool) projection.Report { return m.p.Report(now, all) }
+
+// View is one child's picture at now, and whether any event named it.
+func (m *Model) View(childID string, now time.Time) (projection.ChildView, bool) {
+	return m.p.View(childID, now)
+}
+
 // Counts returns the projection's result counts.
 func (m *Model) Counts() projection.Counts { return m.p.Counts() }
 
