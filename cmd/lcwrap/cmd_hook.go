@@ -10,6 +10,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
+	"github.com/lcwrap/lcwrap/internal/agent/gemini"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -30,7 +31,7 @@ func hookCommand(std stdio) *cli.Command {
 			}
 			return usagef(cmd, "%s", msg)
 		},
-		Commands: []*cli.Command{claudeCodeHookCommand(std)},
+		Commands: []*cli.Command{claudeCodeHookCommand(std), geminiHookCommand(std)},
 	}
 }
 
@@ -98,6 +99,64 @@ func claudeCodeHookHelp() helpText {
 		examples: []example{
 			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},
 			{"lcwrap hook claude-code < payload.json", "record one payload (what Claude Code does)"},
+		},
+	}
+}
+
+func geminiHookCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:  gemini.Source,
+		Usage: "record one Gemini CLI hook payload",
+		Description: "Reads one hook payload on stdin and records what it shows about the agent's\n" +
+			"session. It prints nothing on stdout and always exits 0: what it could not\n" +
+			"record is one line on stderr. Installed by you (--print-settings prints the\n" +
+			"hooks to merge into ~/.gemini/settings.json), it appends to the journal,\n" +
+			"keeping each session's state beside it. Under 'lcwrap -- gemini', lcwrap\n" +
+			"registers its own hooks (--relay) and owns the events; a hook you installed\n" +
+			"then records nothing, so nothing is recorded twice.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else the default journal)"},
+			&cli.DurationFlag{Name: "lock-timeout", Value: hookWait, Usage: "give up waiting for a lock after this long (the events are kept for the next call)"},
+			&cli.BoolFlag{Name: "print-settings", Usage: "print the hooks to merge into ~/.gemini/settings.json, and exit"},
+			&cli.BoolFlag{Name: "relay", Usage: "hand the payload to the lcwrap that launched the agent ($" + agent.EnvHookURL + "); lcwrap adds this itself"},
+		},
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef(cmd, "unexpected argument %q: the payload comes on standard input", cmd.Args().First())
+			}
+			h, ok := agentDriver(gemini.Source).(agent.Hooks)
+			if !ok {
+				return exitCode(1, "the %s integration records no hooks", gemini.Source)
+			}
+			if cmd.Bool("print-settings") {
+				exe, err := os.Executable()
+				if err != nil {
+					return exitCode(1, "cannot tell lcwrap's own path: %v", err)
+				}
+				fmt.Fprint(std.out, h.HookSettings(exe))
+				return nil
+			}
+			parent := os.Getenv(supervise.EnvChildID)
+			warnings := h.Hook(std.in, agent.HookCall{
+				Relay:   cmd.Bool("relay"),
+				Journal: func() (string, error) { return journalPath(cmd) },
+				Wait:    cmd.Duration("lock-timeout"),
+				Parent:  parent, Root: firstSet(os.Getenv(supervise.EnvRootChildID), parent),
+			})
+			for _, w := range warnings {
+				fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))
+			}
+			return nil // a hook never fails its agent
+		},
+	}
+}
+
+// geminiHookHelp is the entry of lcwrap hook gemini in helps.
+func geminiHookHelp() helpText {
+	return helpText{
+		examples: []example{
+			{"lcwrap hook gemini --print-settings", "the hooks to merge into ~/.gemini/settings.json"},
+			{"lcwrap hook gemini < payload.json", "record one payload (what Gemini CLI does)"},
 		},
 	}
 }

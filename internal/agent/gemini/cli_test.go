@@ -1,0 +1,234 @@
+package gemini_test
+
+// These tests run the real Gemini CLI (@google/gemini-cli 0.61.0,
+// installed by .ci/run) under a freshly built lcwrap, offline against the
+// Gemini API stand-in of internal/geminimock on 127.0.0.1, each with a
+// HOME of its own, inside a network namespace whose only interface is
+// loopback (testtool.Offline): what the CLI tried to reach elsewhere
+// failed.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/geminimock"
+	"github.com/lcwrap/lcwrap/internal/testtool"
+)
+
+const installGemini = "npm install -g @google/gemini-cli@0.61.0"
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testtool.Cleanup()
+	os.Exit(code)
+}
+
+// world is one test's HOME, project directory, journal and mock API.
+type world struct {
+	t                      *testing.T
+	home, project, journal string
+	mock                   *geminimock.Server
+	env                    []string
+}
+
+func newWorld(t *testing.T, script ...geminimock.Step) *world {
+	t.Helper()
+	w := &world{t: t, home: t.TempDir(), project: t.TempDir()}
+	w.journal = filepath.Join(t.TempDir(), "journal.jsonl")
+	mock, err := geminimock.Start(script...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mock.Close() })
+	w.mock = mock
+	// API-key auth, no folder trust question, no usage statistics, no
+	// update check.
+	settings := `{"security":{"auth":{"selectedType":"gemini-api-key"},"folderTrust":{"enabled":false}},` +
+		`"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true,"disableUpdateNag":true}}`
+	if err := os.MkdirAll(filepath.Join(w.home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "LCWRAP_") || strings.HasPrefix(k, "GEMINI_") || strings.HasPrefix(k, "GOOGLE_") ||
+			k == "HOME" || k == "XDG_CACHE_HOME" || k == "XDG_CONFIG_HOME" || k == "XDG_RUNTIME_DIR" {
+			continue
+		}
+		w.env = append(w.env, kv)
+	}
+	w.env = append(w.env, "HOME="+w.home, "LCWRAP_JOURNAL="+w.journal, "GEMINI_API_KEY=lcwrap-test-not-a-key",
+		"GOOGLE_GEMINI_BASE_URL="+mock.URL, "NO_COLOR=1", "GORACE=atexit_sleep_ms=0")
+	return w
+}
+
+// run runs argv in the project directory; it is killed (with its group)
+// after two minutes.
+func (w *world) run(argv ...string) (string, string, int) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = w.project, w.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		w.t.Fatalf("%v: still running after two minutes\n%s\n%s", argv, out.String(), errb.String())
+	}
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// events reads the journal's events.
+func (w *world) events() []event.Event {
+	w.t.Helper()
+	b, err := os.ReadFile(w.journal)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var evs []event.Event
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev event.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			w.t.Fatalf("journal line: %v\n%s", err, sc.Text())
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// summary is one child's events as "kind state/activity" lines.
+func summary(evs []event.Event, child string) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.ChildID != child {
+			continue
+		}
+		b.WriteString(string(ev.Kind))
+		switch {
+		case ev.State != "":
+			b.WriteString(" " + string(ev.State))
+		case ev.Activity != "":
+			b.WriteString(" " + ev.Activity)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// TestHeadlessShell: `lcwrap -- gemini -p … -o stream-json --yolo`, one
+// shell call, exit 0. The session is a child of the process, its tool
+// call activity, its end Gemini's report; the process's terminal event
+// carries Gemini's result as its report; the run's settings file is gone.
+func TestHeadlessShell(t *testing.T) {
+	testtool.Need(t, "gemini", installGemini)
+	lc := testtool.Lcwrap(t)
+	if !testtool.Offline(t) {
+		return
+	}
+	w := newWorld(t, geminimock.Step{Calls: []geminimock.Call{geminimock.Shell("echo lcwrap-mock-ok > lcwrap-mock.txt")}})
+	out, errs, code := w.run(lc, "--", "gemini", "-p", "lcwrap secret prompt", "-o", "stream-json", "--yolo")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.project, "lcwrap-mock.txt")); err != nil || string(b) != "lcwrap-mock-ok\n" {
+		t.Fatalf("the shell call did not run: %q %v\nstdout:\n%s\nstderr:\n%s", b, err, out, errs)
+	}
+	if !strings.Contains(out, `"type":"result"`) {
+		t.Errorf("stream-json did not pass through:\n%s", out)
+	}
+	evs := w.events()
+	var proc, session string
+	var created, terminal *event.Event
+	for i, ev := range evs {
+		switch {
+		case ev.Source == "lcwrap" && ev.Kind == event.KindCreated:
+			proc, created = ev.ChildID, &evs[i]
+		case ev.Source == "lcwrap" && ev.Kind == event.KindTerminal:
+			terminal = &evs[i]
+		case ev.Source == "gemini" && ev.Kind == event.KindCreated:
+			session = ev.ChildID
+			if ev.Lineage.ParentChildID != proc {
+				t.Errorf("session's parent %q, want the process %q", ev.Lineage.ParentChildID, proc)
+			}
+		}
+	}
+	if created == nil || terminal == nil || session == "" {
+		t.Fatalf("no process or session in the journal:\n%s", summary(evs, proc))
+	}
+	var cd struct {
+		Agent   agent.AgentLaunch `json:"agent"`
+		Command []string          `json:"command"`
+	}
+	json.Unmarshal(created.Details, &cd)
+	if strings.Contains(string(created.Details), "secret prompt") {
+		t.Errorf("the prompt was recorded: %s", created.Details)
+	}
+	hooks := len(cd.Agent.Evidence) == 2
+	t.Logf("evidence: %q", cd.Agent.Evidence)
+	got := summary(evs, session)
+	var want string
+	if hooks {
+		// As root (in the namespace): the hooks are the evidence.
+		want = "created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n" +
+			"activity run_shell_command: echo lcwrap-mock-ok > lcwrap-mock.txt\nactivity run_shell_command done\n" +
+			"state_changed waiting\nactivity turn ended; waiting for the user\nterminal completed\n"
+		m := regexp.MustCompile(`GEMINI_CLI_SYSTEM_DEFAULTS_PATH=(\S+)\)`).FindStringSubmatch(cd.Agent.Evidence[0])
+		if m == nil {
+			t.Fatalf("no settings file in %q", cd.Agent.Evidence)
+		}
+		if _, err := os.Stat(filepath.Dir(m[1])); !os.IsNotExist(err) {
+			t.Errorf("the run's settings directory outlived the run: %v", err)
+		}
+	} else {
+		// Gemini reads no settings file lcwrap can write: the stream is.
+		t.Logf("no hooks this run (%s): the stream is the evidence", errs)
+		want = "created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n" +
+			"activity run_shell_command: echo lcwrap-mock-ok > lcwrap-mock.txt\nactivity run_shell_command done\n" +
+			"activity result (success)\nterminal lost\n"
+	}
+	if got != want {
+		t.Errorf("session %s (hooks: %v):\n%s\nwant:\n%s", session, hooks, got, want)
+	}
+	var td struct {
+		Report *agent.AgentReport `json:"agentReport"`
+	}
+	json.Unmarshal(terminal.Details, &td)
+	if r := td.Report; r == nil || r.ReportedBy != "gemini" || r.Subtype != "success" || r.Usage == nil || r.Usage.Input == nil {
+		t.Errorf("agentReport: %s", terminal.Details)
+	}
+	if terminal.State != event.StateCompleted {
+		t.Errorf("process: %s", terminal.State)
+	}
+	if w.mock.Requests() == 0 {
+		t.Errorf("the mock answered nothing")
+	}
+	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
+		t.Errorf("validate: %d %s", code, errs)
+	}
+}
