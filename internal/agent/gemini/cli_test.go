@@ -12,10 +12,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -227,6 +229,150 @@ func TestHeadlessShell(t *testing.T) {
 	}
 	if w.mock.Requests() == 0 {
 		t.Errorf("the mock answered nothing")
+	}
+	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
+		t.Errorf("validate: %d %s", code, errs)
+	}
+}
+
+// tmux runs one test's private tmux server (its own socket).
+type tmux struct {
+	t    *testing.T
+	sock string
+}
+
+func newTmux(t *testing.T) *tmux {
+	t.Helper()
+	testtool.Need(t, "tmux", "apt-get install tmux")
+	x := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	t.Cleanup(func() { exec.Command("tmux", "-S", x.sock, "kill-server").Run() })
+	return x
+}
+
+func (x *tmux) do(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", x.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// screen is the pane's text ("" once the session has ended).
+func (x *tmux) screen() string {
+	out, _ := exec.Command("tmux", "-S", x.sock, "capture-pane", "-p", "-t", "t").CombinedOutput()
+	return string(out)
+}
+
+// waitFor polls cond until it holds or 90s have passed.
+func waitFor(t *testing.T, what string, cond func() bool, show func() string) {
+	t.Helper()
+	for deadline := time.Now().Add(90 * time.Second); !cond(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 90s for %s\n%s", what, show())
+		}
+	}
+}
+
+// journalEvents reads the journal as far as it is written (nil before).
+func (w *world) journalEvents() []event.Event {
+	b, _ := os.ReadFile(w.journal)
+	var evs []event.Event
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		var ev event.Event
+		if json.Unmarshal(l, &ev) == nil {
+			evs = append(evs, ev)
+		}
+	}
+	return evs
+}
+
+// sessionStates lists the Gemini session's state changes so far.
+func sessionStates(evs []event.Event) []string {
+	var states []string
+	for _, ev := range evs {
+		if ev.Source != "gemini" || (ev.Kind != event.KindStateChanged && ev.Kind != event.KindTerminal) {
+			continue
+		}
+		s := string(ev.State)
+		if d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details); d.WaitingFor != "" {
+			s += ":" + d.WaitingFor
+		}
+		states = append(states, s)
+	}
+	return states
+}
+
+// TestTUIPermissionUnderPTY drives the real TUI under `lcwrap --pty` in
+// tmux: the shell call's permission dialog is a waiting state for
+// permission (its Notification hook), allowing it is running again, the
+// turn's end waits for the user, and /quit ends the session as Gemini
+// reports it. Hooks need root's settings file: in the namespace, lcwrap
+// runs as its root.
+func TestTUIPermissionUnderPTY(t *testing.T) {
+	testtool.Need(t, "gemini", installGemini)
+	testtool.Need(t, "tmux", "apt-get install tmux")
+	lc := testtool.Lcwrap(t)
+	if !testtool.Offline(t) {
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("lcwrap adds Gemini's hooks only as root, and the namespace maps this user to no root")
+	}
+	w := newWorld(t, geminimock.Step{Calls: []geminimock.Call{geminimock.Shell("echo lcwrap-mock-ok > lcwrap-mock.txt")}})
+	x := newTmux(t)
+	script := filepath.Join(t.TempDir(), "run.sh")
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
+	for _, kv := range w.env {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.ContainsAny(k, " '\"$") || k == "TERM" {
+			continue
+		}
+		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	fmt.Fprintf(&b, "exec %s --pty -- gemini\n", lc)
+	os.WriteFile(script, []byte(b.String()), 0o755)
+	x.do("new-session", "-d", "-s", "t", "-x", "140", "-y", "45", script)
+	show := func() string {
+		return fmt.Sprintf("session states %v\nscreen:\n%s", sessionStates(w.journalEvents()), x.screen())
+	}
+	waitFor(t, "the prompt box", func() bool { return strings.Contains(x.screen(), "Type your message") }, show)
+	x.do("send-keys", "-t", "t", "-l", "please run the shell")
+	waitFor(t, "the prompt typed", func() bool { return strings.Contains(x.screen(), "please run the shell") }, show)
+	x.do("send-keys", "-t", "t", "Enter")
+	waitFor(t, "the permission dialog", func() bool {
+		return slices.Contains(sessionStates(w.journalEvents()), "waiting:permission") && strings.Contains(x.screen(), "Allow once")
+	}, show)
+	x.do("send-keys", "-t", "t", "Enter") // 1. Allow once
+	waitFor(t, "running again, then the turn's end", func() bool {
+		st := sessionStates(w.journalEvents())
+		i := slices.Index(st, "waiting:permission")
+		return i >= 0 && slices.Contains(st[i:], "running") && slices.Contains(st[i:], "waiting:user")
+	}, show)
+	if _, err := os.Stat(filepath.Join(w.project, "lcwrap-mock.txt")); err != nil {
+		t.Fatalf("the allowed shell call did not run: %v", err)
+	}
+	x.do("send-keys", "-t", "t", "-l", "/quit")
+	waitFor(t, "/quit typed", func() bool { return strings.Contains(x.screen(), "Exit the cli") }, show)
+	x.do("send-keys", "-t", "t", "Enter")
+	sent := time.Now()
+	waitFor(t, "the process's end", func() bool {
+		if time.Since(sent) > 5*time.Second && strings.Contains(x.screen(), "Exit the cli") {
+			exec.Command("tmux", "-S", x.sock, "send-keys", "-t", "t", "Enter").Run() // the completion menu took the first
+			sent = time.Now()
+		}
+		for _, ev := range w.journalEvents() {
+			if ev.Source == "lcwrap" && ev.Kind == event.KindTerminal {
+				return true
+			}
+		}
+		return false
+	}, show)
+	st := sessionStates(w.events())
+	want := []string{"starting", "running", "waiting:permission", "running", "waiting:user", "completed"}
+	if !slices.Equal(st, want) {
+		t.Errorf("session states %v, want %v", st, want)
 	}
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)

@@ -86,7 +86,7 @@ func (d Driver) hooks(r *run) (string, error) {
 		os.RemoveAll(dir)
 		return "", err
 	}
-	srv, err := agent.StartHookServer(r.Tracker, Normalize, nil)
+	srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize, nil)
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", err
@@ -173,3 +173,30 @@ var (
 	_ agent.Driver = Driver{}
 	_ agent.Hooks  = Driver{}
 )
+
+// ends drops the repeats of a session's end: Gemini CLI 0.61.0 calls
+// SessionEnd three times when its TUI quits (measured), each one after the
+// first counted as ignored, never a diagnostic of a second end. Payloads
+// are normalized one at a time (HookServer's order), so it needs no lock.
+type ends struct{ ended map[string]bool }
+
+func (e *ends) normalize(raw []byte) agent.Outcome {
+	out := Normalize(raw)
+	for _, o := range out.Observations {
+		switch o.Kind {
+		case agent.SessionStarted:
+			delete(e.ended, o.Session)
+		case agent.SessionEnded:
+			if e.ended[o.Session] {
+				return agent.Ignore(o.Session, "SessionEnd again")
+			}
+			if e.ended == nil {
+				e.ended = map[string]bool{}
+			}
+			if len(e.ended) < 1024 {
+				e.ended[o.Session] = true
+			}
+		}
+	}
+	return out
+}

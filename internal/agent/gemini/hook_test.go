@@ -110,3 +110,32 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// TestRecordedTUI maps the payloads recorded from the real TUI: a shell
+// call that waited for permission, allowed once, then /quit — whose three
+// SessionEnd calls are one end.
+func TestRecordedTUI(t *testing.T) {
+	tr, sink := newTracker(t)
+	paths, _ := filepath.Glob(filepath.Join("testdata", "tui", "*.json"))
+	if len(paths) != 11 {
+		t.Fatalf("%d payloads", len(paths))
+	}
+	e := &ends{}
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.Apply(e.normalize(raw))
+	}
+	tr.End(agent.ProcessEnd{ChildID: "p"})
+	sink.Check(t)
+	want := "created created\nstate_changed starting\nstate_changed running\nactivity prompt submitted\n" +
+		"activity run_shell_command: echo lcwrap-mock-ok > lcwrap-mock.txt\n" +
+		"state_changed waiting\nactivity waiting for permission: Tool Confirm Shell Command requires execution\n" +
+		"state_changed running\nactivity run_shell_command done\n" +
+		"state_changed waiting\nactivity turn ended; waiting for the user\ndiagnostic\nterminal completed\n"
+	if got := sink.Summaries(); got != want {
+		t.Errorf("events:\n%s\nwant:\n%s", got, want)
+	}
+}
