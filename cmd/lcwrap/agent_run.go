@@ -15,6 +15,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
 	"github.com/lcwrap/lcwrap/internal/agent/codex"
+	"github.com/lcwrap/lcwrap/internal/agent/copilot"
 	"github.com/lcwrap/lcwrap/internal/agent/gemini"
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
@@ -30,7 +31,7 @@ const (
 // agentNames are the --agent values: the two above, then every driver's
 // name (agentDriver's).
 func agentNames() []string {
-	return []string{agentAuto, agentNone, claudecode.Source, codex.Source, gemini.Source}
+	return []string{agentAuto, agentNone, claudecode.Source, codex.Source, gemini.Source, copilot.Source}
 }
 
 // agentDriver is the registry of agent integrations: the driver named
@@ -45,6 +46,9 @@ func agentDriver(name string) agent.Driver {
 	case gemini.Source:
 		exe, _ := os.Executable() // for the hooks that call lcwrap back
 		return gemini.Driver{Exe: exe}
+	case copilot.Source:
+		exe, _ := os.Executable() // for the hooks that call lcwrap back
+		return copilot.Driver{Exe: exe}
 	}
 	return nil
 }
@@ -68,6 +72,8 @@ func agentByName(argv []string) string {
 		return codex.Source
 	case "gemini":
 		return gemini.Source
+	case "copilot":
+		return copilot.Source
 	}
 	return ""
 }

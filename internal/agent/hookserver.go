@@ -115,8 +115,9 @@ const MaxHookPayload = 1 << 20
 // without, nothing is recorded (that lcwrap owns the events). handled is
 // false when no lcwrap launched the agent (no $LCWRAP_HOOK_URL and no
 // relay asked): the caller records the payload itself (raw). It returns
-// what it could not do, as lines for stderr.
-func RelayHook(in io.Reader, relay bool, wait time.Duration) (raw []byte, handled bool, warnings []string) {
+// what it could not do, as lines for stderr. wrap, when not nil, makes
+// the body relayed from the payload.
+func RelayHook(in io.Reader, relay bool, wait time.Duration, wrap func([]byte) []byte) (raw []byte, handled bool, warnings []string) {
 	raw, err := io.ReadAll(io.LimitReader(in, MaxHookPayload+1))
 	io.Copy(io.Discard, in) // the agent never writes into a closed pipe
 	if err != nil {
@@ -128,7 +129,11 @@ func RelayHook(in io.Reader, relay bool, wait time.Duration) (raw []byte, handle
 		if url == "" {
 			return raw, true, []string{"--relay without $" + EnvHookURL + ": nowhere to relay to; not recorded"}
 		}
-		if err := hookhttp.Post(url, os.Getenv(EnvHookToken), raw, wait*4); err != nil {
+		body := raw
+		if wrap != nil {
+			body = wrap(raw)
+		}
+		if err := hookhttp.Post(url, os.Getenv(EnvHookToken), body, wait*4); err != nil {
 			return raw, true, []string{fmt.Sprintf("the launching lcwrap did not take the payload; not recorded: %v", err)}
 		}
 		return raw, true, nil

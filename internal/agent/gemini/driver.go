@@ -151,7 +151,7 @@ func (Driver) HookSettings(exe string) string { return UserSettings(exe) }
 
 // Hook implements agent.Hooks: one payload of `lcwrap hook gemini`.
 func (Driver) Hook(in io.Reader, call agent.HookCall) []string {
-	raw, handled, warnings := agent.RelayHook(in, call.Relay, call.Wait)
+	raw, handled, warnings := agent.RelayHook(in, call.Relay, call.Wait, nil)
 	if handled {
 		return warnings
 	}
