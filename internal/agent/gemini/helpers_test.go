@@ -8,7 +8,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/eventcap"
 )
 
-func newTracker(t *testing.T) (*agent.Tracker, *eventcap.Sink) {
+func newTracker(t testing.TB) (*agent.Tracker, *eventcap.Sink) {
 	t.Helper()
 	sink := &eventcap.Sink{}
 	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Parent: "p", RunTag: "r",

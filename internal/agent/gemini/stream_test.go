@@ -105,3 +105,17 @@ func FuzzParseStreamLine(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStreamLine is one recorded stream-json line (a tool call) as
+// the wrapper pays for it: split from the stream, parsed, and recorded by
+// the Tracker (into a capture), in a session already open.
+func BenchmarkStreamLine(b *testing.B) {
+	tr, _ := newTracker(b)
+	s := NewStream(tr, true)
+	s.Write([]byte(`{"type":"init","session_id":"bench","model":"m"}` + "\n"))
+	line := []byte(`{"type":"tool_use","timestamp":"2026-12-01T18:15:28.699Z","tool_name":"run_shell_command","tool_id":"t1","parameters":{"command":"echo lcwrap-mock-ok > lcwrap-mock.txt","description":"lcwrap mock"}}` + "\n")
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		s.Write(line)
+	}
+}
