@@ -36,26 +36,22 @@ type HookServer struct {
 	c    chan []byte
 	done chan struct{}
 	once sync.Once
-	seen sync.Once
-	// First, when set before the first payload, is called once when it
-	// arrives (before it is applied).
-	first func()
 
 	mu       sync.Mutex
 	rejected map[string]int
 }
 
 // StartHookServer listens on 127.0.0.1 (a free port) for t's payloads,
-// each made an Outcome by normalize; first (nil: none) is called once, at
-// the first payload taken.
-func StartHookServer(t *Tracker, normalize func([]byte) Outcome, first func()) (*HookServer, error) {
+// each made an Outcome by normalize (called for one payload at a time, in
+// the order they arrived).
+func StartHookServer(t *Tracker, normalize func([]byte) Outcome) (*HookServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen for hooks on 127.0.0.1: %w", err)
 	}
 	token := make([]byte, 16)
 	rand.Read(token)
-	h := &HookServer{Token: hex.EncodeToString(token), c: make(chan []byte, 1024), done: make(chan struct{}), first: first}
+	h := &HookServer{Token: hex.EncodeToString(token), c: make(chan []byte, 1024), done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
 		for b := range h.c {
@@ -72,12 +68,7 @@ func (h *HookServer) Env() []string {
 	return []string{EnvHookURL + "=" + h.URL, EnvHookToken + "=" + h.Token}
 }
 
-func (h *HookServer) put(b []byte) {
-	if h.first != nil {
-		h.seen.Do(h.first)
-	}
-	h.c <- b
-}
+func (h *HookServer) put(b []byte) { h.c <- b }
 
 func (h *HookServer) reject(reason string) {
 	h.mu.Lock()

@@ -52,7 +52,7 @@ func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("copilot: cannot write this run's hooks plugin: %w", err)
 	}
-	srv, err := agent.StartHookServer(r.Tracker, (&relay{}).normalize, nil)
+	srv, err := agent.StartHookServer(r.Tracker, (&relay{}).normalize)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("copilot: %w", err)

@@ -86,7 +86,7 @@ func (d Driver) hooks(r *run) (string, error) {
 		os.RemoveAll(dir)
 		return "", err
 	}
-	srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize, nil)
+	srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize)
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", err
