@@ -62,7 +62,7 @@ func TestRunSettings(t *testing.T) {
 		t.Errorf("own setting lost: %s", b)
 	}
 	bt := s.Hooks["BeforeTool"]
-	if len(bt) != 2 || bt[0].Hooks[0].Command != "mine" || bt[1].Hooks[0].Command != `'/usr/bin/lc'\''wrap' hook gemini --relay` {
+	if len(bt) != 2 || bt[0].Hooks[0].Command != "mine" || bt[1].Hooks[0].Command != `'/usr/bin/lc'\''wrap' hook gemini --relay || exit 1` {
 		t.Errorf("BeforeTool: %+v", bt)
 	}
 	if len(s.Hooks) != len(Events) {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/agent/gemini"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/geminimock"
 	"github.com/lcwrap/lcwrap/internal/testtool"
@@ -376,5 +377,39 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	}
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)
+	}
+}
+
+// TestFailingHookFailsOpen: lcwrap's BeforeTool hook as it is written
+// (hookCommand), its lcwrap gone (bash's 127, which alone Gemini takes as
+// "deny": measured), and a hook that exits 1, do not stop the tool.
+func TestFailingHookFailsOpen(t *testing.T) {
+	testtool.Need(t, "gemini", installGemini)
+	if !testtool.Offline(t) {
+		return
+	}
+	w := newWorld(t, geminimock.Step{Calls: []geminimock.Call{geminimock.Shell("echo lcwrap-mock-ok > lcwrap-mock.txt")}})
+	// lcwrap's hooks as --print-settings writes them (the relay's command
+	// differs only by --relay), their lcwrap gone; and a hook that exits 1.
+	var hooks struct {
+		Hooks map[string][]map[string]any `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(gemini.UserSettings("/nonexistent/lcwrap")), &hooks); err != nil {
+		t.Fatal(err)
+	}
+	hooks.Hooks["BeforeTool"] = append(hooks.Hooks["BeforeTool"], map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "exit 1"}}})
+	hb, _ := json.Marshal(hooks.Hooks)
+	settings := `{"security":{"auth":{"selectedType":"gemini-api-key"},"folderTrust":{"enabled":false}},` +
+		`"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true,"disableUpdateNag":true},` +
+		`"hooks":` + string(hb) + `}`
+	if err := os.WriteFile(filepath.Join(w.home, ".gemini", "settings.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := w.run("gemini", "-p", "go", "-o", "stream-json", "--yolo")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(w.project, "lcwrap-mock.txt")); err != nil {
+		t.Fatalf("the tool did not run behind a failing hook: %v\nstdout:\n%s\nstderr:\n%s", err, out, errs)
 	}
 }

@@ -53,7 +53,12 @@ func shellQuote(s string) string {
 }
 
 // hookCommand is lcwrap's command hook: relay (a run lcwrap launched) or
-// not (a hook the user installs).
+// not (a hook the user installs). It ends with `|| exit 1`: Gemini CLI
+// 0.61.0 takes a hook's exit code other than 0 and 1 with any output as
+// "deny" — measured: a BeforeTool hook whose command is not there (bash's
+// 127 and its message) blocks the tool — and exit 1 as a warning, so a
+// hook of lcwrap's that cannot run (its binary gone, a crash: Go exits 2)
+// never stops the agent.
 func hookCommand(exe string, relay bool) hookDef {
 	h := hookDef{Type: "command", Name: "lcwrap", Command: shellQuote(exe) + " hook gemini", Timeout: HookTimeoutMs}
 	if relay {
@@ -65,6 +70,7 @@ func hookCommand(exe string, relay bool) hookDef {
 		// are read, so that the file holds neither.
 		h.Env = map[string]string{"LCWRAP_HOOK_URL": "${LCWRAP_HOOK_URL}", "LCWRAP_HOOK_TOKEN": "${LCWRAP_HOOK_TOKEN}"}
 	}
+	h.Command += " || exit 1"
 	return h
 }
 
