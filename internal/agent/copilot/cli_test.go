@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/agent/copilot"
 	"github.com/lcwrap/lcwrap/internal/chatmock"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/testtool"
@@ -324,5 +325,34 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	}
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)
+	}
+}
+
+// TestFailingHookFailsOpen: lcwrap's hooks as --print-settings writes them
+// (the run's relay differs only by --relay), their lcwrap gone, stop
+// nothing: the prompt is answered, the tool runs, copilot exits 0.
+func TestFailingHookFailsOpen(t *testing.T) {
+	testtool.Need(t, "copilot", installCopilot)
+	if !testtool.Offline(t) {
+		return
+	}
+	w := newWorld(t)
+	plugin := t.TempDir()
+	for name, body := range map[string]string{
+		".plugin/plugin.json": `{"name":"lcwrap-gone","version":"1.0.0","hooks":"hooks/hooks.json"}`,
+		"hooks/hooks.json":    copilot.UserSettings("/nonexistent/lcwrap"),
+	} {
+		p := filepath.Join(plugin, name)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errs, code := w.run("copilot", "--plugin-dir", plugin, "-p", "lcwrap-scenario:bash go", "--allow-all-tools", "--no-auto-update")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(w.project, "lcwrap-mock.txt")); err != nil {
+		t.Fatalf("the tool did not run behind failing hooks: %v\nstdout:\n%s\nstderr:\n%s", err, out, errs)
 	}
 }
