@@ -15,6 +15,8 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
 	"github.com/lcwrap/lcwrap/internal/agent/codex"
+	"github.com/lcwrap/lcwrap/internal/agent/copilot"
+	"github.com/lcwrap/lcwrap/internal/agent/gemini"
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/supervise"
@@ -29,7 +31,7 @@ const (
 // agentNames are the --agent values: the two above, then every driver's
 // name (agentDriver's).
 func agentNames() []string {
-	return []string{agentAuto, agentNone, claudecode.Source, codex.Source}
+	return []string{agentAuto, agentNone, claudecode.Source, codex.Source, gemini.Source, copilot.Source}
 }
 
 // agentDriver is the registry of agent integrations: the driver named
@@ -41,6 +43,12 @@ func agentDriver(name string) agent.Driver {
 		return claudecode.Driver{Exe: exe}
 	case codex.Source:
 		return codex.Driver{}
+	case gemini.Source:
+		exe, _ := os.Executable() // for the hooks that call lcwrap back
+		return gemini.Driver{Exe: exe}
+	case copilot.Source:
+		exe, _ := os.Executable() // for the hooks that call lcwrap back
+		return copilot.Driver{Exe: exe}
 	}
 	return nil
 }
@@ -62,6 +70,10 @@ func agentByName(argv []string) string {
 		return claudecode.Source
 	case "codex", "codex.js":
 		return codex.Source
+	case "gemini":
+		return gemini.Source
+	case "copilot":
+		return copilot.Source
 	}
 	return ""
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
+	"github.com/lcwrap/lcwrap/internal/agent/copilot"
+	"github.com/lcwrap/lcwrap/internal/agent/gemini"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
@@ -30,7 +33,7 @@ func hookCommand(std stdio) *cli.Command {
 			}
 			return usagef(cmd, "%s", msg)
 		},
-		Commands: []*cli.Command{claudeCodeHookCommand(std)},
+		Commands: []*cli.Command{claudeCodeHookCommand(std), geminiHookCommand(std), copilotHookCommand(std)},
 	}
 }
 
@@ -98,6 +101,92 @@ func claudeCodeHookHelp() helpText {
 		examples: []example{
 			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},
 			{"lcwrap hook claude-code < payload.json", "record one payload (what Claude Code does)"},
+		},
+	}
+}
+
+func geminiHookCommand(std stdio) *cli.Command {
+	return agentHookCommand(std, gemini.Source, "Gemini CLI", "merge into ~/.gemini/settings.json", false)
+}
+
+func copilotHookCommand(std stdio) *cli.Command {
+	return agentHookCommand(std, copilot.Source, "GitHub Copilot CLI", "save as a file in ~/.copilot/hooks/", true)
+}
+
+// agentHookCommand is `lcwrap hook NAME` for an agent whose hooks call
+// lcwrap as a command (withEvent: its payloads do not name their event,
+// the hook's --event does).
+func agentHookCommand(std stdio, source, label, install string, withEvent bool) *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else the default journal)"},
+		&cli.DurationFlag{Name: "lock-timeout", Value: hookWait, Usage: "give up waiting for a lock after this long (the events are kept for the next call)"},
+		&cli.BoolFlag{Name: "print-settings", Usage: "print the hooks to " + install + ", and exit"},
+		&cli.BoolFlag{Name: "relay", Usage: "hand the payload to the lcwrap that launched the agent ($" + agent.EnvHookURL + "); lcwrap adds this itself"},
+	}
+	if withEvent {
+		flags = append(flags, &cli.StringFlag{Name: "event", Usage: "the hook event `NAME` (the payload does not say it)"})
+	}
+	return &cli.Command{
+		Name:  source,
+		Usage: "record one " + label + " hook payload",
+		Description: strings.TrimSuffix(wrapText("Reads one hook payload on stdin and records what it shows about the agent's "+
+			"session. It prints nothing on stdout and always exits 0: what it could not "+
+			"record is one line on stderr. Installed by you (--print-settings prints the "+
+			"hooks to "+install+"), it appends to the journal, keeping each "+
+			"session's state beside it. Under 'lcwrap -- "+source+"', lcwrap adds hooks of "+
+			"its own (--relay) and owns the events; a hook you installed then records "+
+			"nothing, so nothing is recorded twice.", 0, 0), "\n"),
+		Flags: flags,
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef(cmd, "unexpected argument %q: the payload comes on standard input", cmd.Args().First())
+			}
+			h, ok := agentDriver(source).(agent.Hooks)
+			if !ok {
+				return exitCode(1, "the %s integration records no hooks", source)
+			}
+			if cmd.Bool("print-settings") {
+				exe, err := os.Executable()
+				if err != nil {
+					return exitCode(1, "cannot tell lcwrap's own path: %v", err)
+				}
+				fmt.Fprint(std.out, h.HookSettings(exe))
+				return nil
+			}
+			parent := os.Getenv(supervise.EnvChildID)
+			call := agent.HookCall{
+				Relay:   cmd.Bool("relay"),
+				Journal: func() (string, error) { return journalPath(cmd) },
+				Wait:    cmd.Duration("lock-timeout"),
+				Parent:  parent, Root: firstSet(os.Getenv(supervise.EnvRootChildID), parent),
+			}
+			if withEvent {
+				call.Event = cmd.String("event")
+			}
+			for _, w := range h.Hook(std.in, call) {
+				fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))
+			}
+			return nil // a hook never fails its agent
+		},
+	}
+}
+
+// geminiHookHelp is the entry of lcwrap hook gemini in helps.
+func geminiHookHelp() helpText {
+	return helpText{
+		examples: []example{
+			{"lcwrap hook gemini --print-settings", "the hooks to merge into ~/.gemini/settings.json"},
+			{"lcwrap hook gemini < payload.json", "record one payload (what Gemini CLI does)"},
+		},
+	}
+}
+
+// copilotHookHelp is the entry of lcwrap hook copilot in helps.
+func copilotHookHelp() helpText {
+	return helpText{
+		examples: []example{
+			{"lcwrap hook copilot --print-settings > ~/.copilot/hooks/lcwrap.json", "install the hooks"},
+			{"lcwrap hook copilot --event sessionStart < payload.json", "record one payload (what Copilot CLI does)"},
 		},
 	}
 }

@@ -181,6 +181,8 @@ var helps = sync.OnceValue(func() map[string]helpText {
 	}
 	m["lcwrap hook"] = hookHelp()
 	m["lcwrap hook claude-code"] = claudeCodeHookHelp()
+	m["lcwrap hook gemini"] = geminiHookHelp()
+	m["lcwrap hook copilot"] = copilotHookHelp()
 	return m
 })
 

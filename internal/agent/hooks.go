@@ -30,4 +30,7 @@ type HookCall struct {
 	// Parent and Root are the lineage of an enclosing lcwrap run, when
 	// there is one: the parent and root of the sessions.
 	Parent, Root string
+	// Event names the hook event, for an agent whose payloads do not
+	// (GitHub Copilot CLI's); "" otherwise.
+	Event string
 }

@@ -21,6 +21,9 @@ var (
 // TestMain to remove it.
 func Lcwrap(t TB) string {
 	t.Helper()
+	if p := os.Getenv(envBin); p != "" {
+		return p // the parent process's (a test re-run by Offline)
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "lcwrap-test-bin-")
 		if err != nil {
@@ -38,6 +41,9 @@ func Lcwrap(t TB) string {
 	}
 	return lcwrapBin
 }
+
+// envBin hands the binary Lcwrap built to a test re-run by Offline.
+const envBin = "LCWRAP_TEST_BIN"
 
 // Cleanup removes the binary Lcwrap built, if any.
 func Cleanup() {

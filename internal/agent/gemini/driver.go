@@ -1,0 +1,202 @@
+package gemini
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/event"
+)
+
+// Source is the source of the Gemini CLI's session events, and the
+// --agent value.
+const Source = "gemini"
+
+// ChildPrefix starts the child id of every Gemini session.
+const ChildPrefix = "gm"
+
+// Limits is what the Gemini CLI's hooks and stream can never say,
+// recorded in every created event of its sessions.
+const Limits = "Gemini CLI's own hook and stream-json reports: when a session started, was prompted, called a tool, waited for a permission (the TUI only), ended a turn or ended; not whether its work was done, nothing between two reports, no sub-agent (their tool hooks carry the session's id), no cancel authority"
+
+// Driver is the Gemini CLI integration for runs lcwrap launches.
+type Driver struct {
+	// Exe is the absolute path of the lcwrap binary, for the command
+	// hooks that relay each payload to the wrapper.
+	Exe string
+}
+
+// Name implements agent.Driver.
+func (Driver) Name() string { return Source }
+
+// Recognize implements agent.Driver: the command's base name is gemini.
+func (Driver) Recognize(argv []string) bool { return agent.BaseName(argv) == "gemini" }
+
+// Prepare implements agent.Driver: the hooks go in a system-defaults
+// settings file of the run's own, named in the agent's environment; with
+// -o stream-json the output is read as it passes through.
+func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
+	r := &run{Base: l.Base(Source, ChildPrefix, Limits)}
+	c := &r.Cmd
+	c.Recorded = RecordedArgv(l.Argv)
+	a := Inspect(l.Argv[1:])
+	if a.Subcommand != "" || a.Info {
+		return r, nil // no session to see
+	}
+	added := &agent.AgentLaunch{Agent: Source}
+	path, err := d.hooks(r)
+	if err != nil {
+		c.Warnings = append(c.Warnings, "gemini: lcwrap adds no hooks this run: "+err.Error())
+	} else {
+		c.Env = append(c.Env, EnvSystemDefaults+"="+path)
+		c.Env = append(c.Env, r.srv.Env()...)
+		added.Evidence = append(added.Evidence, fmt.Sprintf("hooks: a command hook (%s hook gemini --relay) for %d events, in a settings file of this run's own ($%s=%s), relaying to %s (token in $%s)", d.Exe, len(Events), EnvSystemDefaults, path, r.srv.URL, agent.EnvHookToken))
+	}
+	if a.Headless && a.Output == "stream-json" {
+		r.stream = NewStream(r.Tracker, r.srv == nil)
+		added.Evidence = append(added.Evidence, "stream-json: its output, read as it passes through, unchanged")
+	}
+	if len(added.Evidence) > 0 {
+		c.Added = added
+	}
+	return r, nil
+}
+
+// hooks sets up the run's hook server and settings file, and returns the
+// file's path; on error nothing is left behind.
+func (d Driver) hooks(r *run) (string, error) {
+	_, base, err := systemDefaults()
+	if err != nil {
+		return "", fmt.Errorf("the system defaults in force cannot be read (%v)", err)
+	}
+	settings, err := RunSettings(base, d.Exe)
+	if err != nil {
+		return "", fmt.Errorf("the system defaults in force cannot be merged: %v", err)
+	}
+	dir, err := runDir()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "system-defaults.json")
+	if err := os.WriteFile(path, settings, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	r.srv, r.dir = srv, dir
+	return path, nil
+}
+
+// run is one launched gemini: its hook server and settings file, and its
+// stream-json output, as it has them.
+type run struct {
+	agent.Base
+	stream *Stream           // nil: not headless with stream-json
+	srv    *agent.HookServer // nil: no hooks
+
+	once sync.Once
+	dir  string // the run's settings directory, removed when the run ends
+}
+
+// Stdout implements agent.Run.
+func (r *run) Stdout() io.Writer {
+	if r.stream == nil {
+		return nil
+	}
+	return r.stream
+}
+
+// Close implements agent.Run: every payload taken is recorded, the
+// settings file goes, the stream's last line is read.
+func (r *run) Close() {
+	r.once.Do(func() {
+		if r.srv != nil {
+			r.srv.Close()
+		}
+		if r.dir != "" {
+			os.RemoveAll(r.dir)
+		}
+		if r.stream != nil {
+			r.stream.Flush()
+		}
+	})
+}
+
+// Report implements agent.Run.
+func (r *run) Report(term *event.Terminal) {
+	r.Base.Report(term)
+	if r.stream != nil {
+		event.SetPtr(&term.Extra, agent.KeyAgentReport, r.stream.Report())
+	}
+	if r.srv != nil {
+		r.srv.Report(term)
+	}
+}
+
+// Adopt implements agent.Driver: no shape is followed yet.
+func (Driver) Adopt(_ context.Context, req agent.AdoptRequest) (agent.Adoption, error) {
+	return nil, agent.NotSupported(Source, req.Target)
+}
+
+// HookSettings implements agent.Hooks.
+func (Driver) HookSettings(exe string) string { return UserSettings(exe) }
+
+// Hook implements agent.Hooks: one payload of `lcwrap hook gemini`.
+func (Driver) Hook(in io.Reader, call agent.HookCall) []string {
+	raw, handled, warnings := agent.RelayHook(in, call.Relay, call.Wait, nil)
+	if handled {
+		return warnings
+	}
+	path, err := call.Journal()
+	if err != nil {
+		return []string{fmt.Sprintf("cannot tell where the journal is; not recorded: %v", err)}
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return agent.HookAppend{
+		Source: Source, Prefix: ChildPrefix, Limits: Limits,
+		Journal: path, Wait: call.Wait,
+		Parent: call.Parent, Root: call.Root,
+	}.Record(Normalize(raw))
+}
+
+var (
+	_ agent.Driver = Driver{}
+	_ agent.Hooks  = Driver{}
+)
+
+// ends drops the repeats of a session's end: Gemini CLI 0.61.0 calls
+// SessionEnd three times when its TUI quits (measured), each one after the
+// first counted as ignored, never a diagnostic of a second end. Payloads
+// are normalized one at a time (HookServer's order), so it needs no lock.
+type ends struct{ ended map[string]bool }
+
+func (e *ends) normalize(raw []byte) agent.Outcome {
+	out := Normalize(raw)
+	for _, o := range out.Observations {
+		switch o.Kind {
+		case agent.SessionStarted:
+			delete(e.ended, o.Session)
+		case agent.SessionEnded:
+			if e.ended[o.Session] {
+				return agent.Ignore(o.Session, "SessionEnd again")
+			}
+			if e.ended == nil {
+				e.ended = map[string]bool{}
+			}
+			if len(e.ended) < 1024 {
+				e.ended[o.Session] = true
+			}
+		}
+	}
+	return out
+}
