@@ -174,22 +174,6 @@ func TestCellsAndFreshness(t *testing.T) {
 	}
 }
 
-func TestCutMiddle(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"nightly-integration-0042", 12, "night…n-0042"},
-		{"abcdef", 3, "ab…"},
-	} {
-		if got := view.CutMiddle(tc.in, tc.n); got != tc.want || utf8.RuneCountInString(got) > tc.n {
-			t.Errorf("CutMiddle(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-	}
-}
-
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 func TestTableFitsEveryWidth(t *testing.T) {
