@@ -23,6 +23,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // The test binary doubles as every helper process: `TESTBIN helperArg NAME
@@ -282,9 +283,9 @@ func TestMain(m *testing.M) {
 // helpersAlive lists live processes (other than this one) started by this
 // test run, waiting briefly for the ones already dying.
 func helpersAlive(run string) []string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var alive []string
+	var alive []string
+	testtool.Poll(5*time.Second, func() bool {
+		alive = nil
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			pid, err := strconv.Atoi(e.Name())
@@ -298,11 +299,9 @@ func helpersAlive(run string) []string {
 			cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 			alive = append(alive, fmt.Sprintf("%d %q", pid, strings.ReplaceAll(string(cmd), "\x00", " ")))
 		}
-		if len(alive) == 0 || time.Now().After(deadline) {
-			return alive
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(alive) == 0
+	})
+	return alive
 }
 
 // memSink keeps the lines written to it.

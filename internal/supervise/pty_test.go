@@ -23,6 +23,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 func init() {
@@ -464,7 +465,7 @@ func TestPTYCtrlZStopsTheJobWithItsTerminalRestored(t *testing.T) {
 	// stops itself, so that the shell sees the job stopped.
 	o.write("\x1a")
 	pid := o.cmd.Process.Pid
-	waitUntil(t, "the supervisor to stop itself", func() bool {
+	testtool.Eventually(t, "the supervisor to stop itself", func() bool {
 		info, err := event.System.Stat(pid)
 		return err == nil && info.State == 'T'
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/exitcode"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // waitLimit bounds every wait in these tests; none is a timing claim.
@@ -340,7 +341,7 @@ func TestNoHeartbeatMeansUnknown(t *testing.T) {
 func TestHeartbeats(t *testing.T) {
 	p := startRun(t, Config{Argv: helperArgv("wait-eof"), Heartbeat: 5 * time.Millisecond})
 	p.expect("ready")
-	waitUntil(t, "two heartbeats", func() bool {
+	testtool.Eventually(t, "two heartbeats", func() bool {
 		n := 0
 		for _, e := range p.sink.events(t) {
 			if e.Kind == event.KindHeartbeat {
@@ -563,22 +564,10 @@ func identity(t *testing.T, pid int) event.Identity {
 // waitGone waits until pid is gone (absent or a zombie).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	waitUntil(t, fmt.Sprintf("pid %d gone", pid), func() bool {
+	testtool.Eventually(t, fmt.Sprintf("pid %d gone", pid), func() bool {
 		info, err := event.System.Stat(pid)
 		return errors.Is(err, event.ErrNoProcess) || (err == nil && info.Zombie())
 	})
-}
-
-// waitUntil polls cond until it holds, failing after waitLimit.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // The seams for observers built on top (agent sources): OnStarted sees
