@@ -197,21 +197,28 @@ func helperSupervise(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 125
 	}
+	return runAsLcwrap(pc.Events, Config{
+		Argv: pc.Argv, ChildID: "helper",
+		Heartbeat: pc.Heartbeat, Timeout: pc.Timeout, KillAfter: pc.KillAfter,
+		KillLeftovers: pc.KillLeftovers, Subreaper: pc.Subreaper,
+	})
+}
+
+// runAsLcwrap runs cfg as lcwrap would, on this process's stdio and
+// signals, its events written to the file events, and returns Run's exit
+// code (125 when Run refuses).
+func runAsLcwrap(events string, cfg Config) int {
 	sigs := Subscribe()
 	defer sigs.Stop()
-	sink, err := emit.OpenFileSink(pc.Events)
+	sink, err := emit.OpenFileSink(events)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 125
 	}
 	e := emit.New(emit.Options{}, sink)
 	defer e.Close()
-	res, err := Run(context.Background(), Config{
-		Argv: pc.Argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Emitter: e, ChildID: "helper", Signals: sigs,
-		Heartbeat: pc.Heartbeat, Timeout: pc.Timeout, KillAfter: pc.KillAfter,
-		KillLeftovers: pc.KillLeftovers, Subreaper: pc.Subreaper,
-	})
+	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Emitter, cfg.Signals = os.Stdin, os.Stdout, os.Stderr, e, sigs
+	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 125

@@ -99,10 +99,7 @@ func startProc(t *testing.T, helper string, pc procConfig, withPty bool) *proc {
 // pty echoes ^C and ^Z in front of the child's output).
 func (p *proc) expect(prefix string) string {
 	p.t.Helper()
-	return expectLine(p.t, p.lines, prefix, func(l string) (string, bool) {
-		i := strings.Index(l, prefix)
-		return l[max(i, 0):], i >= 0
-	})
+	return expectLine(p.t, p.lines, prefix, from(prefix))
 }
 
 func (p *proc) write(s string) {

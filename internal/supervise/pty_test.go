@@ -247,10 +247,7 @@ func (o *outerTerminal) expect(s string) string {
 // expectRaw is expect, keeping the line's end as it came.
 func (o *outerTerminal) expectRaw(s string) string {
 	o.t.Helper()
-	return expectLine(o.t, o.lines, s, func(l string) (string, bool) {
-		i := strings.Index(l, s)
-		return l[max(i, 0):], i >= 0
-	})
+	return expectLine(o.t, o.lines, s, from(s))
 }
 
 func (o *outerTerminal) write(s string) {

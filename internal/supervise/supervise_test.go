@@ -97,6 +97,14 @@ func (p *inproc) expect(prefix string) string {
 	})
 }
 
+// from matches a line holding s, and gives it from s on.
+func from(s string) func(string) (string, bool) {
+	return func(l string) (string, bool) {
+		i := strings.Index(l, s)
+		return l[max(i, 0):], i >= 0
+	}
+}
+
 // expectLine reads lines until match accepts one and returns what match
 // made of it; it fails the test when the lines end first or after
 // waitLimit, saying what was seen.
