@@ -19,7 +19,8 @@
 # Not in make bench's default sections: run it alone, as
 # STARTUP_RUNS=300 bash bench/twins.sh (TWINS_EVENTS sets the size of the
 # validate and status files, 200000 by default; EMIT_CALLS the emit
-# loop's length, 500).
+# loop's length, 500; TWINS_SECTIONS which sections run: startup emit
+# throughput).
 set -euo pipefail
 source bench/lib.sh
 N=${STARTUP_RUNS:-300}
@@ -62,12 +63,18 @@ for v in "${variants[@]}"; do
 done
 
 # Start-up: every row in each round, so the machine's noise falls on all.
-declare -A walls cpus rss
+SECTIONS=${TWINS_SECTIONS:-startup emit throughput}
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+minimum() { tr ' ' '\n' | grep . | sort -g | head -1; }
+echo "## Twins (issue 21)"
+echo
+if [[ " $SECTIONS " == *" startup "* ]]; then
+declare -A walls mins cpus rss
 labels=("Go floor")
 for v in "${variants[@]}"; do labels+=("$v --no-journal" "$v journal"); done
 for ((r = 0; r < N / 20; r++)); do
   while IFS=$'\t' read -r label runs med min max cpu peak; do
-    walls[$label]+="$med "; cpus[$label]+="$cpu "; rss[$label]+="$peak "
+    walls[$label]+="$med "; mins[$label]+="$min "; cpus[$label]+="$cpu "; rss[$label]+="$peak "
   done < <(
     "$TIMEIT" -n 20 -warmup 2 -label "Go floor" -- "$FLOOR" "$TRUE"
     for v in "${variants[@]}"; do
@@ -76,22 +83,22 @@ for ((r = 0; r < N / 20; r++)); do
     done
   )
 done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 fw=$(echo "${walls[Go floor]}" | median)
+fm=$(echo "${mins[Go floor]}" | minimum)
 fc=$(echo "${cpus[Go floor]}" | median)
-echo "## Twins (issue 21)"
-echo
 echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg). Start-up wrapping \`$TRUE\`: $N runs a row in interleaved"
 echo "rounds of 20, the median of the rounds' medians; ratios to the Go floor (\`bench/gofloor $TRUE\`); 0.05× the floor"
-echo "is $(awk -v f="$fw" 'BEGIN { printf "%.3f", f * 0.05 }') ms of wall here."
+echo "is $(awk -v f="$fw" 'BEGIN { printf "%.3f", f * 0.05 }') ms of median wall here. The least wall time of all runs is the least"
+echo "disturbed run: on a loaded machine it says more than the median; CPU is user+system of the whole tree."
 echo
-echo "| build | row | median wall (ms) | / Go floor | median CPU (ms) | CPU / Go floor | peak RSS (KiB, median) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| build | row | median wall (ms) | / Go floor | least wall (ms) | / Go floor | median CPU (ms) | CPU / Go floor | peak RSS (KiB, median) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for l in "${labels[@]}"; do
-  w=$(echo "${walls[$l]}" | median); c=$(echo "${cpus[$l]}" | median); m=$(echo "${rss[$l]}" | median)
-  printf '| %s | %s | %.2f | %s× | %.2f | %s× | %s |\n' "${l%% *}" "${l#* }" "$w" "$(ratio "$w" "$fw")" "$c" "$(ratio "$c" "$fc")" "$m"
+  w=$(echo "${walls[$l]}" | median); c=$(echo "${cpus[$l]}" | median); m=$(echo "${rss[$l]}" | median); n=$(echo "${mins[$l]}" | minimum)
+  printf '| %s | %s | %.2f | %s× | %.2f | %s× | %.2f | %s× | %s |\n' "${l%% *}" "${l#* }" "$w" "$(ratio "$w" "$fw")" "$n" "$(ratio "$n" "$fm")" "$c" "$(ratio "$c" "$fc")" "$m"
 done
 echo
+fi
 
 # The emit loop: EMIT_CALLS calls from one sh loop, best of 3 (after a warm-up),
 # every build and the floor in turn, three times over.
@@ -104,6 +111,7 @@ rate() { # cmd...: calls/s of one loop
   t0=$(date +%s%N); "$@"; t1=$(date +%s%N)
   awk -v n="$EMIT_CALLS" -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", n / (ns / 1e9) }'
 }
+if [[ " $SECTIONS " == *" emit "* ]]; then
 declare -A best
 floorloop
 for v in "${variants[@]}"; do loop "$D/lcwrap-$v" "$D/j/emit-$v.jsonl"; done
@@ -120,9 +128,11 @@ echo "|---|---|---|"
 echo "| Go floor (\`gofloor -append FILE\`) | ${best[floor]} | 1.00× |"
 for v in "${variants[@]}"; do echo "| $v | ${best[$v]} | $(ratio "${best[$v]}" "${best[floor]}")× |"; done
 echo
+fi
 
 # validate and status: the hand-written envelope decoder against
 # encoding/json's, and both against jq.
+if [[ " $SECTIONS " == *" throughput "* ]]; then
 ef="$D/events.jsonl"
 sf="$D/status.jsonl"
 "$GENEVENTS" -n "$EV" >"$ef"
@@ -147,4 +157,5 @@ for v in hand jsonenv; do
 done
 echo "| jq | $jv | | $js | |"
 echo
+fi
 echo "Command: \`STARTUP_RUNS=$N EMIT_CALLS=$EMIT_CALLS TWINS_EVENTS=$EV bash bench/twins.sh\` ($(nproc) cores, $(go version | cut -d' ' -f3)); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
