@@ -4,7 +4,7 @@ BIN       ?= bin/lcwrap
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: all build test race-check lint vet fmt-check fuzz bench examples generate pathcount clean
+.PHONY: all build test race-check lint vet fmt-check fuzz fuzz-list bench examples generate pathcount clean
 
 all: build
 
@@ -50,35 +50,20 @@ fmt-check:
 
 lint: vet fmt-check
 
-# Each fuzz target runs for FUZZTIME, seeded from testdata/.
+# Every fuzz target runs for FUZZTIME, seeded from testdata/. The list is
+# derived from the test files (make fuzz-list prints it: package and
+# target), so a new target is never left out; docs/make_test.go holds it
+# to the targets go/parser finds.
+FUZZ_LIST = grep -r --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*' . | sed 's|^\./\(.*\)/[^/]*:func |./\1 |' | sort
+
 fuzz:
-	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/redact -run '^$$' -fuzz '^FuzzArgv$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/linereader -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzReplay$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
-	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzOwnerRecord$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/journal -run '^$$' -fuzz '^FuzzQuarantineReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
-	$(GO) test ./cmd/lcwrap -run '^$$' -fuzz '^FuzzQuickFlags$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzDecoderAgainstEncodingJSON$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzParseStat$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/projection -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
-	$(GO) test ./internal/notify -run '^$$' -fuzz '^FuzzParseNotify$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/lastline -run '^$$' -fuzz '^FuzzActivityText$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/termtext -run '^$$' -fuzz '^FuzzLine$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent/claudecode -run '^$$' -fuzz '^FuzzStreamLine$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/hookhttp -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzAgentDetails$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/watch -run '^$$' -fuzz '^FuzzParseCursor$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent -run '^$$' -fuzz '^FuzzFactsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/event -run '^$$' -fuzz '^FuzzDetailsMatchOldEncoding$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzExecLine$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzRolloutLine$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzLines$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/agent/codex -run '^$$' -fuzz '^FuzzCodexDetails$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/fleet -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+	@$(FUZZ_LIST) | while read -r pkg target; do \
+	  echo "$(GO) test $$pkg -run '^$$' -fuzz '^$$target$$' -fuzztime $(FUZZTIME)"; \
+	  $(GO) test "$$pkg" -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 50x || exit 1; \
+	done
+
+fuzz-list:
+	@$(FUZZ_LIST)
 
 # The examples on their own (make test runs them too, through go test ./...).
 examples:

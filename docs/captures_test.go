@@ -174,17 +174,11 @@ func (s *session) start(line string) *background {
 func (s *session) waitFor(line, re string) string {
 	s.t.Helper()
 	m := regexp.MustCompile(re)
-	deadline := time.Now().Add(waitLimit)
-	for {
-		out, _ := s.run(line)
-		if m.MatchString(out) {
-			return out
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("after %v, %q still prints no match for %s:\n%s", waitLimit, line, re, out)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var out string
+	if !testtool.Poll(waitLimit, func() bool { out, _ = s.run(line); return m.MatchString(out) }) {
+		s.t.Fatalf("after %v, %q still prints no match for %s:\n%s", waitLimit, line, re, out)
 	}
+	return out
 }
 
 // killOrphan kills the child process the journal recorded for childID

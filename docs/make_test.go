@@ -1,9 +1,14 @@
 package docs
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,5 +55,60 @@ func TestMakeSaysWhyNoRace(t *testing.T) {
 		if out, ok := makeRaceCheck(t, nil); !ok || out != "" {
 			t.Errorf("make test with gcc says: %q", out)
 		}
+	}
+}
+
+// make fuzz runs every fuzz target: its list (make fuzz-list) is the set
+// of FuzzXxx(*testing.F) functions go/parser finds in the module's tests.
+func TestMakeFuzzListsEveryTarget(t *testing.T) {
+	mk := testtool.Need(t, "make", "apt-get install make")
+	cmd := exec.Command(mk, "-s", "-C", "..", "fuzz-list")
+	cmd.Env = append(os.Environ(), "MAKEFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("make fuzz-list: %v", err)
+	}
+	listed := strings.Fields(string(out))
+	var want []string
+	err = filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Fuzz") || len(fn.Type.Params.List) != 1 {
+				continue
+			}
+			if star, ok := fn.Type.Params.List[0].Type.(*ast.StarExpr); ok {
+				if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "F" {
+					want = append(want, "./"+filepath.ToSlash(filepath.Dir(strings.TrimPrefix(p, "../"))), fn.Name.Name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := func(s []string) []string {
+		var out []string
+		for i := 0; i+1 < len(s); i += 2 {
+			out = append(out, s[i]+" "+s[i+1])
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got, w := pairs(listed), pairs(want); !slices.Equal(got, w) || len(w) == 0 {
+		t.Errorf("make fuzz-list:\n%s\nthe fuzz targets in the tests:\n%s", strings.Join(got, "\n"), strings.Join(w, "\n"))
 	}
 }

@@ -141,7 +141,7 @@ func checkNoLeftovers(t *testing.T, marker string) {
 	}
 	var left []string
 	var pids []int
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	testtool.Poll(10*time.Second, func() bool {
 		left, pids = left[:0], pids[:0]
 		dirs, _ := os.ReadDir("/proc")
 		for _, d := range dirs {
@@ -157,10 +157,8 @@ func checkNoLeftovers(t *testing.T, marker string) {
 			left = append(left, fmt.Sprintf("pid %d: %s", pid, strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")))
 			pids = append(pids, pid)
 		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return len(left) == 0
+	})
 	if len(left) > 0 {
 		t.Errorf("processes started by the example are still running (now killed):\n%s", strings.Join(left, "\n"))
 		for _, pid := range pids {

@@ -86,21 +86,18 @@ func (p *pane) capture() string {
 // deadline with the last capture.
 func (p *pane) waitFor(what ...string) string {
 	p.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s := p.capture()
+	var s string
+	if !testtool.Poll(20*time.Second, func() bool {
+		s = p.capture()
 		ok := true
 		for _, w := range what {
 			ok = ok && strings.Contains(s, w)
 		}
-		if ok {
-			return s
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the pane never showed %q:\n%s", what, s)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return ok
+	}) {
+		p.t.Fatalf("the pane never showed %q:\n%s", what, s)
 	}
+	return s
 }
 
 func (p *pane) keys(keys ...string) {
@@ -133,17 +130,15 @@ func session(t *testing.T, width, height int, extraEnv ...string) (p *pane, dir,
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, err := os.ReadFile(path)
-		if err == nil && len(b) > 0 {
-			return string(b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s was never written", path)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var b []byte
+	if !testtool.Poll(20*time.Second, func() bool {
+		var err error
+		b, err = os.ReadFile(path)
+		return err == nil && len(b) > 0
+	}) {
+		t.Fatalf("%s was never written", path)
 	}
+	return string(b)
 }
 
 func sameTerminal(t *testing.T, dir string) {
@@ -173,12 +168,8 @@ func TestTopInTmux(t *testing.T) {
 		return ""
 	}
 	first := row(scr)
-	deadline := time.Now().Add(20 * time.Second)
-	for row(p.capture()) == first {
-		if time.Now().After(deadline) {
-			t.Fatalf("agent-1's row never changed from %q", first)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !testtool.Poll(20*time.Second, func() bool { return row(p.capture()) != first }) {
+		t.Fatalf("agent-1's row never changed from %q", first)
 	}
 	// A test that keeps appending: heartbeats of agent-1 and new children.
 	stop := make(chan struct{})

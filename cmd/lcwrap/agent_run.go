@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -102,8 +103,8 @@ func agentFlag() cli.Flag {
 // agentRun is the agent integration of one run.
 type agentRun struct {
 	run   agent.Run
-	tapTo io.Writer // what reads the child's stdout (nil: nothing)
-	tap   *tapQueue // its queue, once the stream is tapped
+	tapTo io.Writer           // what reads the child's stdout (nil: nothing)
+	tap   *emit.Queue[[]byte] // its queue, once the stream is tapped
 
 	closeOnce sync.Once
 }
@@ -129,7 +130,7 @@ func prepareAgent(ctx context.Context, cmd flagReader, std stdio, cfg *supervise
 	}
 	self, _ := event.SelfIdentity()
 	run, err := d.Prepare(ctx, agent.Launch{
-		Argv: slices.Clone(cfg.Argv), ChildID: cfg.ChildID, RootChildID: firstSet(cfg.Lineage.RootChildID, cfg.ChildID), Wrapper: &self,
+		Argv: slices.Clone(cfg.Argv), ChildID: cfg.ChildID, RootChildID: cmp.Or(cfg.Lineage.RootChildID, cfg.ChildID), Wrapper: &self,
 	})
 	if err != nil {
 		fmt.Fprintf(std.err, "lcwrap: %v; reporting the process only\n", err)
@@ -181,7 +182,7 @@ func (ar *agentRun) attach(e *emit.Emitter) {
 func (ar *agentRun) beforeTerminal(term *event.Terminal) {
 	var untapped int64
 	if ar.tap != nil {
-		untapped = ar.tap.close() // the streams are drained: every byte is in
+		untapped, _ = ar.tap.Close() // the streams are drained: every byte is in
 	}
 	ar.close()
 	ar.run.Report(term)
@@ -202,7 +203,7 @@ func (ar *agentRun) finish() {
 		return
 	}
 	if ar.tap != nil {
-		ar.tap.close()
+		ar.tap.Close()
 	}
 	ar.close()
 }
@@ -214,80 +215,24 @@ func (ar *agentRun) finish() {
 // queued but counted (tap then sees a gap, never a changed stream).
 type tapWriter struct {
 	w io.Writer
-	q *tapQueue
+	q *emit.Queue[[]byte]
 }
 
 const maxTapQueue = 8 << 20
 
-type tapQueue struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	buf     [][]byte
-	size    int
-	closed  bool
-	dropped int64
-	tap     io.Writer
-	done    chan struct{}
-}
-
-func newTapQueue(tap io.Writer) *tapQueue {
-	q := &tapQueue{tap: tap, done: make(chan struct{})}
-	q.cond = sync.NewCond(&q.mu)
-	go q.run()
-	return q
+func newTapQueue(tap io.Writer) *emit.Queue[[]byte] {
+	return emit.NewQueue(maxTapQueue, func(b []byte) int { return len(b) }, true, func(batch [][]byte) error {
+		for _, b := range batch {
+			tap.Write(b)
+		}
+		return nil
+	})
 }
 
 func (t tapWriter) Write(p []byte) (int, error) {
 	n, err := t.w.Write(p)
 	if n > 0 {
-		t.q.put(p[:n])
+		t.q.Put(append([]byte(nil), p[:n]...))
 	}
 	return n, err
-}
-
-func (q *tapQueue) put(p []byte) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed {
-		return
-	}
-	if q.size+len(p) > maxTapQueue {
-		q.dropped += int64(len(p))
-		return
-	}
-	q.buf = append(q.buf, append([]byte(nil), p...))
-	q.size += len(p)
-	q.cond.Signal()
-}
-
-func (q *tapQueue) run() {
-	defer close(q.done)
-	q.mu.Lock()
-	for {
-		for len(q.buf) == 0 && !q.closed {
-			q.cond.Wait()
-		}
-		if len(q.buf) == 0 {
-			q.mu.Unlock()
-			return
-		}
-		batch := q.buf
-		q.buf, q.size = nil, 0
-		q.mu.Unlock()
-		for _, b := range batch {
-			q.tap.Write(b)
-		}
-		q.mu.Lock()
-	}
-}
-
-// close feeds what is queued to tap and stops; it returns the bytes that
-// were not queued.
-func (q *tapQueue) close() int64 {
-	q.mu.Lock()
-	q.closed = true
-	q.cond.Signal()
-	q.mu.Unlock()
-	<-q.done
-	return q.dropped
 }

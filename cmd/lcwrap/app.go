@@ -266,10 +266,8 @@ func report(err error, w io.Writer) int {
 }
 
 // oneLine makes s one line for a terminal: whatever a terminal would act
-// on is escaped (termtext), and runs of space collapse.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(termtext.Line(s)), " ")
-}
+// on is escaped, and runs of space collapse (termtext.Clean).
+func oneLine(s string) string { return termtext.Clean(s) }
 
 func newApp(std stdio) *cli.Command {
 	cli.HelpPrinter = printHelp

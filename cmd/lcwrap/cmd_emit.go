@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -146,7 +147,7 @@ func emitConfig(cmd flagReader) (*emitEvent, error) {
 		return nil, usagef(cmd, "unexpected argument %q: every part of the event is a flag", cmd.Args().First())
 	}
 	e := &emitEvent{
-		opts: emit.Options{Source: cmd.String("source"), Epoch: firstSet(cmd.String("source-epoch"), emitEpoch(cmd.String("source")))},
+		opts: emit.Options{Source: cmd.String("source"), Epoch: cmp.Or(cmd.String("source-epoch"), emitEpoch(cmd.String("source")))},
 		id:   cmd.String("child-id"),
 		spec: emit.Spec{Kind: event.Kind(cmd.String("kind")), State: event.State(cmd.String("state")), Activity: cmd.String("activity")},
 	}
@@ -173,12 +174,12 @@ func emitConfig(cmd flagReader) (*emitEvent, error) {
 	if e.profile, err = event.Lookup(cmd.String("profile")); err != nil {
 		return nil, usagef(cmd, "--profile: %v", err)
 	}
-	parent := firstSet(cmd.String("parent-child-id"), os.Getenv(supervise.EnvChildID))
+	parent := cmp.Or(cmd.String("parent-child-id"), os.Getenv(supervise.EnvChildID))
 	if parent == e.id {
 		parent = "" // the enclosing child itself, not its parent
 	}
 	e.lineage = event.Lineage{
-		RootChildID:   firstSet(cmd.String("root-child-id"), os.Getenv(supervise.EnvRootChildID), e.id),
+		RootChildID:   cmp.Or(cmd.String("root-child-id"), os.Getenv(supervise.EnvRootChildID), e.id),
 		ParentChildID: parent,
 		Attempt:       cmd.Int64("attempt"),
 		External:      cmd.Bool("external"),

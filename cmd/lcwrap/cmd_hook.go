@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -75,7 +76,7 @@ func claudeCodeHookCommand(std stdio) *cli.Command {
 				Relay:   cmd.Bool("relay"),
 				Journal: func() (string, error) { return journalPath(cmd) },
 				Wait:    cmd.Duration("lock-timeout"),
-				Parent:  parent, Root: firstSet(os.Getenv(supervise.EnvRootChildID), parent),
+				Parent:  parent, Root: cmp.Or(os.Getenv(supervise.EnvRootChildID), parent),
 			})
 			for _, w := range warnings {
 				fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))

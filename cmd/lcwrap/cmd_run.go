@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -251,8 +252,8 @@ func runConfig(cmd flagReader, argv []string) (supervise.Config, error) {
 	}
 	ids := map[string]string{
 		"child-id":        cmd.String("child-id"),
-		"root-child-id":   firstSet(cmd.String("root-child-id"), os.Getenv(supervise.EnvRootChildID)),
-		"parent-child-id": firstSet(cmd.String("parent-child-id"), os.Getenv(supervise.EnvChildID)),
+		"root-child-id":   cmp.Or(cmd.String("root-child-id"), os.Getenv(supervise.EnvRootChildID)),
+		"parent-child-id": cmp.Or(cmd.String("parent-child-id"), os.Getenv(supervise.EnvChildID)),
 	}
 	for name, id := range ids {
 		if err := checkID(id); err != nil {
@@ -267,20 +268,11 @@ func runConfig(cmd flagReader, argv []string) (supervise.Config, error) {
 		cfg.ChildID = emit.NewChildID(redact.Text(argv[0])) // ids are never redacted later
 	}
 	cfg.Lineage = event.Lineage{
-		RootChildID:   firstSet(ids["root-child-id"], cfg.ChildID),
+		RootChildID:   cmp.Or(ids["root-child-id"], cfg.ChildID),
 		ParentChildID: ids["parent-child-id"],
 		Attempt:       int64(cmd.Int("attempt")),
 	}
 	return cfg, nil
-}
-
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // checkID accepts an empty id (not given) or up to 128 printable

@@ -344,7 +344,7 @@ func exitText(v *projection.ChildView) string { return view.Exit(v) }
 // shorten makes foreign text safe for one table cell: control characters
 // become spaces (no escape sequence reaches the terminal) and the text is
 // cut to n characters.
-func shorten(s string, n int) string { return view.Shorten(s, n) }
+func shorten(s string, n int) string { return termtext.Shorten(s, n) }
 
 func reconcileCommand(std stdio) *cli.Command {
 	return &cli.Command{

@@ -17,6 +17,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // lcwrapCmd prepares the lcwrap binary (installed in $PATH by TestMain)
@@ -44,16 +45,10 @@ func lcwrapRun(t *testing.T, journal string, args ...string) (stdout, stderr str
 	return out.String(), errb.String()
 }
 
-// waitFor polls cond until it holds, failing at the deadline.
+// waitFor is testtool.Eventually (kept by name for this package's tests).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testtool.Eventually(t, what, cond)
 }
 
 func journalEvents(t *testing.T, path string) []event.Event {

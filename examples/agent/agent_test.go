@@ -20,6 +20,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/doccapture"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // waitLimit bounds every wait; none is a timing claim.
@@ -103,7 +104,7 @@ func TestAgentUnderLcwrap(t *testing.T) {
 	// lcwrap status shows it waiting, with its status, and its own
 	// watchdog pings keep it fresh while it waits.
 	var row statusRow
-	until(t, "lcwrap status to show the agent waiting, and a ping", func() bool {
+	testtool.EventuallyWithin(t, waitLimit, "lcwrap status to show the agent waiting, and a ping", func() bool {
 		row = status(t, lcwrap, env)
 		return row.State == "waiting" && row.Activity != nil && row.Activity.Text == "waiting for approval" && count(t, journal, event.KindHeartbeat) > 0
 	})
@@ -215,18 +216,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// until polls cond until it holds, failing after waitLimit.
-func until(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestNotifyAddresses: the client sends to a path and to the abstract
 // namespace ('@'), and refuses anything else.
 func TestNotifyAddresses(t *testing.T) {
@@ -291,7 +280,7 @@ func TestREADMERun(t *testing.T) {
 	// says so and shows the output line).
 	asked := regexp.MustCompile(`(?m)^agent-1 +◆ waiting .* (agent: apply the change\? \[y/n\]|waiting for approval) `)
 	var table string
-	until(t, "lcwrap status to show the agent waiting on its question", func() bool {
+	testtool.EventuallyWithin(t, waitLimit, "lcwrap status to show the agent waiting on its question", func() bool {
 		table = statusTable(t, lcwrap, env)
 		return asked.MatchString(table)
 	})

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 func TestOrchestrator(t *testing.T) {
@@ -106,7 +107,7 @@ func TestOrchestrator(t *testing.T) {
 func checkNoLeftovers(t *testing.T, marker string) {
 	t.Helper()
 	var left []int
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	testtool.Poll(10*time.Second, func() bool {
 		left = left[:0]
 		dirs, _ := os.ReadDir("/proc")
 		for _, d := range dirs {
@@ -114,10 +115,8 @@ func checkNoLeftovers(t *testing.T, marker string) {
 				left = append(left, pid)
 			}
 		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return len(left) == 0
+	})
 	for _, pid := range left {
 		// A pidfd first, then the marker again: the pid cannot be someone
 		// else's by the time the signal goes out.

@@ -5,12 +5,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // The test binary doubles as every helper process: with
@@ -83,12 +83,10 @@ func startHelper(t *testing.T, name string, args ...string) *helper {
 	// /proc/PID/cmdline reads empty. Adopting in that window records an
 	// unknown command line, so the helper counts as started only once its
 	// arguments can be read.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if argv, err := event.Cmdline(h.pid); err != nil || len(argv) > 0 || time.Now().After(deadline) {
-			break
-		}
-		runtime.Gosched()
-	}
+	testtool.Poll(10*time.Second, func() bool {
+		argv, err := event.Cmdline(h.pid)
+		return err != nil || len(argv) > 0
+	})
 	t.Cleanup(func() {
 		stdin.Close()
 		if cmd.ProcessState == nil {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -96,7 +97,7 @@ func (t PIDTarget) Tracker(e *emit.Emitter, source, prefix, limits string) *Trac
 	id := t.Child.ID()
 	return New(Config{
 		Source: source, Prefix: prefix, Limits: limits,
-		Emitter: e.WithSource(source), Parent: id, Root: firstSet(t.Child.Lineage().RootChildID, id),
+		Emitter: e.WithSource(source), Parent: id, Root: cmp.Or(t.Child.Lineage().RootChildID, id),
 		External: true, RunTag: RunTag(id),
 	})
 }

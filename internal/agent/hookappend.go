@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -63,7 +64,7 @@ func (h HookAppend) Record(out Outcome) (warnings []string) {
 		}
 	}
 	if session == "" {
-		what := firstSet(out.Unrecognized, out.Ignored, "a payload")
+		what := cmp.Or(out.Unrecognized, out.Ignored, "a payload")
 		return []string{fmt.Sprintf("%s names no session; not recorded", what)}
 	}
 	held, err := Store{Dir: StateDir(h.Journal, h.Source)}.Lock(session, h.Wait)

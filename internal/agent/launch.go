@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"path/filepath"
@@ -117,7 +118,7 @@ func (l Launch) Base(source, prefix, limits string) Base {
 		source:  source,
 		Tracker: New(Config{
 			Source: source, Prefix: prefix, Limits: limits,
-			Parent: l.ChildID, Root: firstSet(l.RootChildID, l.ChildID),
+			Parent: l.ChildID, Root: cmp.Or(l.RootChildID, l.ChildID),
 			RunTag: RunTag(l.ChildID), Wrapper: l.Wrapper,
 		}),
 	}

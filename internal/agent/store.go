@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/lcwrap/lcwrap/internal/journal"
 )
 
 // Store keeps SessionStates in a directory, one file per session, for
@@ -47,21 +49,13 @@ func (s Store) Lock(session string, wait time.Duration) (*Held, error) {
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(wait)
-	for pause := 200 * time.Microsecond; ; pause = min(2*pause, 10*time.Millisecond) {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("agent: locking %s: %w", f.Name(), err)
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, ErrLockTimeout
-		}
-		time.Sleep(pause)
+	switch err := journal.Flock(f, time.Now().Add(wait), &journal.Backoff{Min: 200 * time.Microsecond, Max: 10 * time.Millisecond}); {
+	case errors.Is(err, journal.ErrFlockTimeout):
+		f.Close()
+		return nil, ErrLockTimeout
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("agent: locking %s: %w", f.Name(), err)
 	}
 	h := &Held{path: base + ".json", lock: f}
 	h.State = &SessionState{Session: session}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -12,6 +13,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/linereader"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // Config says whose evidence a Tracker records and where.
@@ -252,7 +254,7 @@ func (t *Tracker) apply(o Observation) {
 	case ErrorReported:
 		c := t.target(s, o)
 		d := evidence(o)
-		d.ReportedError = firstSet(o.Reason, "unknown")
+		d.ReportedError = cmp.Or(o.Reason, "unknown")
 		d.Message = "the agent reported an error; its state is unchanged"
 		t.write(c, emit.Spec{Kind: event.KindDiagnostic, Details: d})
 	case Note:
@@ -276,7 +278,7 @@ func (t *Tracker) open(s *SessionState, o Observation, seenStart bool) *ChildSta
 	if s.Lifecycles > 1 {
 		id += fmt.Sprintf("+%d", s.Lifecycles)
 	}
-	root := firstSet(t.cfg.Root, t.cfg.Parent, id)
+	root := cmp.Or(t.cfg.Root, t.cfg.Parent, id)
 	c := &ChildState{ID: id, Parent: t.cfg.Parent, Root: root, History: seenStart, State: ""}
 	if t.cfg.External {
 		c.External, c.AdoptedAt = true, event.Timestamp(t.cfg.Now())[:19]+"Z"
@@ -285,7 +287,7 @@ func (t *Tracker) open(s *SessionState, o Observation, seenStart bool) *ChildSta
 	d := evidence(o)
 	d.Agent, d.SessionID, d.Observation, d.SessionSource, d.Limits, d.Wrapper = t.cfg.Source, s.Session, "agent-report", o.Source, t.cfg.Limits, t.cfg.Wrapper
 	if !seenStart {
-		d.Note = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
+		d.Note = "first seen at " + cmp.Or(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
 	t.write(c, emit.Spec{Kind: event.KindCreated, State: event.StateCreated, Details: d})
 	t.write(c, emit.Spec{Kind: event.KindStateChanged, State: event.StateStarting, Details: evidence(o)})
@@ -322,7 +324,7 @@ func (t *Tracker) subagentStarted(s *SessionState, o Observation) {
 	a = t.newAgent(s, parent, o, true)
 	t.write(a, emit.Spec{Kind: event.KindStateChanged, State: event.StateStarting, Details: evidence(o)})
 	t.write(a, emit.Spec{Kind: event.KindStateChanged, State: event.StateRunning, Details: evidence(o)})
-	t.activity(a, o, firstSet(o.AgentType, "unnamed")+" sub-agent started")
+	t.activity(a, o, cmp.Or(o.AgentType, "unnamed")+" sub-agent started")
 }
 
 func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, seenStart bool) *ChildState {
@@ -345,7 +347,7 @@ func (t *Tracker) newAgent(s *SessionState, parent *ChildState, o Observation, s
 	d := evidence(o)
 	d.Agent, d.SessionID, d.AgentID, d.AgentType, d.Observation, d.Limits, d.Wrapper = t.cfg.Source, s.Session, o.Agent, o.AgentType, "agent-report", t.cfg.Limits, t.cfg.Wrapper
 	if !seenStart {
-		d.Note = "first seen at " + firstSet(o.Native, string(o.Kind)) + "; what came before is unknown"
+		d.Note = "first seen at " + cmp.Or(o.Native, string(o.Kind)) + "; what came before is unknown"
 	}
 	t.write(a, emit.Spec{Kind: event.KindCreated, State: event.StateCreated, Details: d})
 	return a
@@ -561,7 +563,7 @@ func evidence(o Observation) AgentEvent {
 }
 
 func toolText(o Observation) string {
-	tool := firstSet(o.Tool, "tool")
+	tool := cmp.Or(o.Tool, "tool")
 	var verb string
 	switch o.Kind {
 	case ToolStarted:
@@ -594,15 +596,6 @@ func paren(s string) string {
 		return ""
 	}
 	return " (" + s + ")"
-}
-
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // key returns id when it is a plain id of at most max characters
@@ -638,16 +631,4 @@ func shortKey(s *SessionState, agentID string) string {
 }
 
 // cutKind keeps a kind printable and short: it comes from a payload.
-func cutKind(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if b.Len() >= 64 {
-			break
-		}
-		if r < 0x20 || r == 0x7f {
-			r = '?'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func cutKind(s string) string { return event.CutRunes(termtext.Blank(s, '?'), 64) }

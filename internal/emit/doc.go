@@ -19,6 +19,10 @@
 // write. A sink that fails is reported once through Options.OnSinkError and
 // not used again for the rest of the run; the other sinks continue.
 //
+// Queue is lcwrap's one bounded queue (the journal sink's, the agent
+// output tap's): one goroutine drains it in batches, in order; past its
+// bound a Put waits, or is dropped and counted, as its owner chose.
+//
 // # What it refuses to claim
 //
 // Writing an event records an observation, nothing more. The emitter never

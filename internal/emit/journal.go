@@ -2,7 +2,7 @@ package emit
 
 import (
 	"errors"
-	"sync"
+	"sync/atomic"
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
@@ -27,24 +27,35 @@ const maxQueued = 4096
 // reports it once and drops the sink; lines queued after it are not
 // written. Close writes what is queued, waits, and closes the journal.
 type JournalSink struct {
-	j *journal.Journal
+	j        *journal.Journal
+	q        *Queue[queued]
+	reported atomic.Bool // the append error was returned by WriteEvent
+}
 
-	mu       sync.Mutex
-	cond     *sync.Cond // signals the writer and waiting WriteEvent calls
-	queue    [][]byte
-	terminal bool // the queue holds a terminal event
-	closing  bool
-	err      error // the append that ended the sink
-	reported bool  // err was returned by WriteEvent
-	done     chan struct{}
+// queued is one line waiting for the journal.
+type queued struct {
+	line     []byte
+	terminal bool
 }
 
 // NewJournalSink wraps an open journal and starts its writer.
 func NewJournalSink(j *journal.Journal) *JournalSink {
-	s := &JournalSink{j: j, done: make(chan struct{})}
-	s.cond = sync.NewCond(&s.mu)
-	go s.run()
+	s := &JournalSink{j: j}
+	s.q = NewQueue(maxQueued, nil, false, s.append)
 	return s
+}
+
+// append writes one batch in one Append; a batch holding a terminal event
+// asks for an fsync.
+func (s *JournalSink) append(batch []queued) error {
+	lines := make([][]byte, len(batch))
+	terminal := false
+	for i, q := range batch {
+		lines[i] = q.line
+		terminal = terminal || q.terminal
+	}
+	_, err := s.j.AppendBuilt(lines, terminal) // built and validated by the emitter: not parsed again
+	return err
 }
 
 // Name implements Sink.
@@ -53,61 +64,23 @@ func (s *JournalSink) Name() string { return "journal " + s.j.Path() }
 // WriteEvent implements Sink: it queues line for the writer. It returns the
 // error of an earlier append that failed.
 func (s *JournalSink) WriteEvent(ev *event.Event, line []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for len(s.queue) >= maxQueued && s.err == nil {
-		s.cond.Wait()
-	}
-	if s.err != nil {
-		s.reported = true
-		return s.err
-	}
-	if s.closing {
+	err := s.q.Put(queued{line: append([]byte(nil), line...), terminal: ev.Kind == event.KindTerminal})
+	switch {
+	case errors.Is(err, ErrQueueClosed):
 		return errors.New("journal sink is closed")
+	case err != nil:
+		s.reported.Store(true)
 	}
-	s.queue = append(s.queue, append([]byte(nil), line...))
-	s.terminal = s.terminal || ev.Kind == event.KindTerminal
-	s.cond.Broadcast()
-	return nil
-}
-
-func (s *JournalSink) run() {
-	defer close(s.done)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for {
-		for len(s.queue) == 0 && !s.closing {
-			s.cond.Wait()
-		}
-		if len(s.queue) == 0 || s.err != nil {
-			return
-		}
-		batch, terminal := s.queue, s.terminal
-		s.queue, s.terminal = nil, false
-		s.cond.Broadcast() // room for waiting WriteEvent calls
-		s.mu.Unlock()
-		_, err := s.j.AppendBuilt(batch, terminal) // built and validated by the emitter: not parsed again
-		s.mu.Lock()
-		if err != nil {
-			s.err = err
-			s.queue = nil
-		}
-		s.cond.Broadcast()
-	}
+	return err
 }
 
 // Close implements Sink: it writes what is queued, waits for it, and
 // closes the journal. It returns the append error no WriteEvent returned
 // yet, and the error of closing the journal.
 func (s *JournalSink) Close() error {
-	s.mu.Lock()
-	s.closing = true
-	s.cond.Broadcast()
-	s.mu.Unlock()
-	<-s.done
-	var err error
-	if s.err != nil && !s.reported {
-		err = s.err // journal errors name the journal already
+	_, err := s.q.Close()
+	if s.reported.Load() {
+		err = nil // journal errors name the journal already
 	}
 	return errors.Join(err, s.j.Close())
 }

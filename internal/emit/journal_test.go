@@ -10,6 +10,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 func openJournal(t *testing.T, path string, opts journal.Options) *journal.Journal {
@@ -91,15 +92,16 @@ func TestJournalSinkFailureReportedOnce(t *testing.T) {
 	e := New(Options{OnSinkError: func(name string, err error) { reports <- err }},
 		NewJournalSink(openJournal(t, path, journal.Options{})), NewWriterSink("w", w))
 	c := e.Child("c", event.Lineage{}, event.Launched(true))
-	deadline := time.Now().Add(20 * time.Second)
 	var n int
-	for len(reports) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the failing journal was never reported")
+	if !testtool.Poll(20*time.Second, func() bool {
+		if len(reports) > 0 {
+			return true
 		}
 		c.Emit(Spec{Kind: event.KindHeartbeat})
 		n++
-		time.Sleep(time.Millisecond)
+		return false
+	}) {
+		t.Fatal("the failing journal was never reported")
 	}
 	for i := 0; i < 3; i++ {
 		c.Emit(Spec{Kind: event.KindHeartbeat})

@@ -8,66 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// This file encodes events without reflection: a wrapper writes a handful
-// of events per run, and encoding/json's first use (building its type
-// encoders) costs more than the rest of the run's encoding together. The
-// output is byte for byte what encoding/json produces with HTML escaping
-// off (the differential test in encode_test.go holds it to that).
-
-// AppendJSON appends the event as one JSON object (no newline).
-func (e *Event) AppendJSON(b []byte) []byte {
-	b = append(b, `{"schemaVersion":`...)
-	b = strconv.AppendInt(b, int64(e.SchemaVersion), 10)
-	b = appendField(b, "eventId", e.EventID)
-	b = appendField(b, "source", e.Source)
-	b = appendField(b, "sourceEpoch", e.SourceEpoch)
-	b = appendField(b, "childId", e.ChildID)
-	b = append(b, `,"lineage":{"rootChildId":`...)
-	b = AppendString(b, e.Lineage.RootChildID)
-	b = append(b, `,"attempt":`...)
-	b = strconv.AppendInt(b, e.Lineage.Attempt, 10)
-	b = append(b, `,"external":`...)
-	b = strconv.AppendBool(b, e.Lineage.External)
-	if e.Lineage.ParentChildID != "" {
-		b = appendField(b, "parentChildId", e.Lineage.ParentChildID)
-	}
-	if e.Lineage.AdoptedAt != "" {
-		b = appendField(b, "adoptedAt", e.Lineage.AdoptedAt)
-	}
-	b = append(b, '}')
-	b = appendField(b, "kind", string(e.Kind))
-	if e.State != "" {
-		b = appendField(b, "state", string(e.State))
-	}
-	b = appendField(b, "observedAt", e.ObservedAt)
-	if e.Sequence != nil {
-		b = append(b, `,"sequence":`...)
-		b = strconv.AppendInt(b, *e.Sequence, 10)
-	}
-	if e.Activity != "" {
-		b = appendField(b, "activity", e.Activity)
-	}
-	if len(e.Details) > 0 {
-		b = append(b, `,"details":`...)
-		b = appendCompact(b, e.Details)
-	}
-	c := e.Capabilities
-	b = append(b, `,"capabilities":{"history":`...)
-	b = AppendString(b, string(c.History))
-	b = appendField(b, "heartbeat", string(c.Heartbeat))
-	b = appendField(b, "snapshot", string(c.Snapshot))
-	b = appendField(b, "cancel", string(c.Cancel))
-	b = appendField(b, "terminalCause", string(c.TerminalCause))
-	return append(b, '}', '}')
-}
-
-// appendField appends ,"name":"value".
-func appendField(b []byte, name, value string) []byte {
-	b = append(b, ',', '"')
-	b = append(b, name...)
-	b = append(b, '"', ':')
-	return AppendString(b, value)
-}
+// This file holds the JSON writing the details encoders share (Object):
+// strings escaped as encoding/json escapes them with HTML escaping off, raw
+// JSON compacted, decoded-JSON values. The differential tests in
+// encode_test.go hold them to encoding/json. The event envelope itself is
+// written by encoding/json (Event.Marshal): a hand-written envelope
+// encoder did not earn its place (docs/design.md, "Decisions").
 
 // appendCompact appends raw JSON without insignificant whitespace, as
 // encoding/json does for a json.RawMessage. Raw JSON that is not valid is

@@ -1,6 +1,7 @@
 package event
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -123,8 +124,15 @@ func (e *Event) DetailsMap() map[string]any {
 	return m
 }
 
-// Marshal encodes the event as one line without the newline, exactly as
-// encoding/json would with HTML escaping off.
+// Marshal encodes the event as one line without the newline, with
+// encoding/json (HTML escaping off, as every line lcwrap writes).
 func (e *Event) Marshal() ([]byte, error) {
-	return e.AppendJSON(make([]byte, 0, 512)), nil
+	var b bytes.Buffer
+	b.Grow(512)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

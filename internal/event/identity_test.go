@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 func TestSelf(t *testing.T) {
@@ -100,16 +102,9 @@ func TestCheckRealChild(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		v := CheckIdentity(System, id)
-		if v.Status == Gone {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("killed child still %v", v)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var v Verdict
+	if !testtool.Poll(10*time.Second, func() bool { v = CheckIdentity(System, id); return v.Status == Gone }) {
+		t.Fatalf("killed child still %v", v)
 	}
 	_ = cmd.Wait()
 	if v := CheckIdentity(System, id); v.Status != Gone {

@@ -255,7 +255,7 @@ func (o *Object) Identity(k string, id Identity) {
 }
 
 // Raw writes k: raw, compacted (raw must be valid JSON; invalid JSON is
-// written as a string, as Event.AppendJSON does).
+// written as a string).
 func (o *Object) Raw(k string, raw json.RawMessage) {
 	o.key(k)
 	o.b = appendCompact(o.b, raw)

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 func TestServePost(t *testing.T) {
@@ -271,7 +273,7 @@ func TestIdleConnectionIsNoBadRequest(t *testing.T) {
 	cut.Write([]byte("POST /hook HTTP/1.1\r\nX-Lcwrap-Token: tok\r\nContent-Length: 10\r\n\r\n{}"))
 	// The idle connection has been served once: wait for the cut one to
 	// be read before closing.
-	waitFor(t, "the cut request to be taken", func() bool { return s.openConns() == 2 })
+	testtool.Eventually(t, "the cut request to be taken", func() bool { return s.openConns() == 2 })
 	s.Close(time.Second)
 	idle.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if rest, err := io.ReadAll(r); err != nil || len(rest) != 0 {
@@ -289,16 +291,4 @@ func (s *Server) openConns() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.conns)
-}
-
-// waitFor polls cond until it holds, failing the test after 30 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for wait := time.Millisecond; !cond(); wait = min(2*wait, 50*time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s in 30 s", what)
-		}
-		time.Sleep(wait)
-	}
 }

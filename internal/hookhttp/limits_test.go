@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // limitServer serves with the given limits and records bodies and
@@ -102,11 +104,8 @@ func TestServeEvictsOldestUnauthenticated(t *testing.T) {
 	}
 	waitOpen := func(n int) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); open() != n; {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d connections open, want %d", open(), n)
-			}
-			time.Sleep(5 * time.Millisecond)
+		if !testtool.Poll(10*time.Second, func() bool { return open() == n }) {
+			t.Fatalf("%d connections open, want %d", open(), n)
 		}
 	}
 	authed := dial(t, ls.Addr())

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // chaosEnv runs TestChaos at full size: 8 writers × 1000 appends, kills
@@ -118,14 +119,16 @@ type chaosConfig struct {
 // hostChild returns the pid, in this namespace, of the process that
 // unshare (pid u) started, waiting for it a few seconds.
 func hostChild(u int) int {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	n := 0
+	testtool.Poll(5*time.Second, func() bool {
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", u, u))
 		if f := strings.Fields(string(b)); len(f) > 0 {
-			n, _ := strconv.Atoi(f[0])
-			return n
+			n, _ = strconv.Atoi(f[0])
+			return true
 		}
-	}
-	return 0
+		return false
+	})
+	return n
 }
 
 func chaos(t *testing.T, c chaosConfig) {

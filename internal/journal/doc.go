@@ -27,7 +27,9 @@
 // (renameat2 RENAME_EXCHANGE) and removes only the inode it judged. Two
 // lcwrap writers never hold the lock at once; a foreign writer's own
 // reclaim is bounded as docs/journal.md says. BreakLock breaks, for a
-// person, a lock whose owner cannot be judged, by its token.
+// person, a lock whose owner cannot be judged, by its token. Flock is
+// lcwrap's one wait for an flock(2) (a jittered backoff to a deadline):
+// the kernel lock's, and internal/agent's session store's.
 //
 // # Files someone else controls
 //

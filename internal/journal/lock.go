@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -216,7 +215,7 @@ func (l *locker) lockKernel(start, deadline time.Time) error {
 	if l.noKernel {
 		return nil
 	}
-	wait := minBackoff
+	b := Backoff{Min: minBackoff, Max: maxBackoff}
 	for {
 		if l.kf == nil {
 			f, err := openFile(l.kernelPath(), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0o600)
@@ -240,43 +239,36 @@ func (l *locker) lockKernel(start, deadline time.Time) error {
 			}
 			l.kf = f
 		}
-		err := unix.Flock(int(l.kf.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			ffi, ferr := l.kf.Stat()
-			pfi, perr := os.Lstat(l.kernelPath())
-			if ferr == nil && perr == nil && os.SameFile(ffi, pfi) {
-				l.kheld = true
-				return nil
-			}
-			l.kf.Close() // replaced under us: lock the one there now
-			l.kf = nil
-			continue
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			return fmt.Errorf("journal lock %s: flock: %w", l.kernelPath(), err)
-		}
-		now := time.Now()
-		if now.After(deadline) {
-			e := l.timeoutError(now.Sub(start))
+		err := Flock(l.kf, deadline, &b)
+		if errors.Is(err, ErrFlockTimeout) {
+			e := l.timeoutError(time.Since(start))
 			e.Why = "another lcwrap writer held the kernel lock the whole time (it is alive: the kernel releases it when its holder dies)"
 			return e
 		}
-		d := wait/2 + rand.N(wait/2+1)
-		pause(max(min(d, time.Until(deadline)), time.Microsecond))
-		wait = min(2*wait, maxBackoff)
+		if err != nil {
+			return fmt.Errorf("journal lock %s: flock: %w", l.kernelPath(), err)
+		}
+		ffi, ferr := l.kf.Stat()
+		pfi, perr := os.Lstat(l.kernelPath())
+		if ferr == nil && perr == nil && os.SameFile(ffi, pfi) {
+			l.kheld = true
+			return nil
+		}
+		l.kf.Close() // replaced under us: lock the one there now
+		l.kf = nil
 	}
 }
 
 func (l *locker) unlockKernel() {
 	if l.kheld {
-		unix.Flock(int(l.kf.Fd()), unix.LOCK_UN)
+		unflock(l.kf)
 		l.kheld = false
 	}
 }
 
 // acquireDir takes the lock directory, with the kernel lock held.
 func (l *locker) acquireDir(start, deadline time.Time) (string, error) {
-	wait := minBackoff
+	b := Backoff{Min: minBackoff, Max: maxBackoff}
 	var lastCheck time.Time // zero: the first busy attempt judges at once
 	for {
 		tok, err := l.try()
@@ -312,9 +304,7 @@ func (l *locker) acquireDir(start, deadline time.Time) (string, error) {
 		// namespace), and holding it would stop that writer too.
 		held := l.kheld
 		l.unlockKernel()
-		d := wait/2 + rand.N(wait/2+1)
-		pause(max(min(d, time.Until(deadline)), time.Microsecond))
-		wait = min(2*wait, maxBackoff)
+		b.Pause(deadline)
 		if held {
 			if err := l.lockKernel(start, deadline); err != nil {
 				if errors.Is(err, ErrLockTimeout) {

@@ -2,8 +2,6 @@ package journal
 
 import (
 	"os"
-	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,10 +20,3 @@ func exchange(a, b string) error {
 
 // datasync flushes f's data and size (fdatasync(2)).
 func datasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
-
-// pause sleeps for d with the kernel's timer precision (time.Sleep rounds
-// short sleeps up to about a millisecond on some virtual machines).
-func pause(d time.Duration) {
-	ts := syscall.NsecToTimespec(int64(d))
-	syscall.Nanosleep(&ts, nil)
-}

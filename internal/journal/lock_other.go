@@ -5,7 +5,6 @@ package journal
 import (
 	"errors"
 	"os"
-	"time"
 )
 
 // renameNoReplace is unavailable here: the lock falls back to mkdir.
@@ -13,8 +12,6 @@ func renameNoReplace(from, to string) error { return errors.ErrUnsupported }
 
 // exchange is unavailable here: a reclaim renames aside.
 func exchange(a, b string) error { return errors.ErrUnsupported }
-
-func pause(d time.Duration) { time.Sleep(d) }
 
 // datasync is fsync here.
 func datasync(f *os.File) error { return f.Sync() }

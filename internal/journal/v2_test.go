@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // v2Helpers are the helper processes of the journal v2 tests.
@@ -106,7 +107,9 @@ func TestKilledOwnerReclaimedAtOnce(t *testing.T) {
 			at = time.Now()
 			done <- err
 		}()
-		time.Sleep(20 * time.Millisecond) // let it start waiting; the result does not depend on it
+		// Let it start waiting (it has the kernel lock's file open); the
+		// result does not depend on it.
+		testtool.Eventually(t, "the writer waiting for the lock", func() bool { return kernelLockOpen(path) })
 		killed := time.Now()
 		h.cmd.Process.Kill()
 		if err := <-done; err != nil {
@@ -120,6 +123,23 @@ func TestKilledOwnerReclaimedAtOnce(t *testing.T) {
 	sortDurations(stalls)
 	r := 10 * time.Microsecond
 	t.Logf("stall after the holder was killed: p50 %v max %v (%d rounds)", stalls[len(stalls)/2].Round(r), stalls[len(stalls)-1].Round(r), len(stalls))
+}
+
+// kernelLockOpen reports whether this process has path's kernel lock file
+// open: a writer here has begun to take the lock.
+func kernelLockOpen(path string) bool {
+	want, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	want = filepath.Join(want, filepath.Base(path)+".lock.kernel")
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && l == want {
+			return true
+		}
+	}
+	return false
 }
 
 func sortDurations(d []time.Duration) {
@@ -387,7 +407,13 @@ func TestNoRotationWithForeignWriters(t *testing.T) {
 	os.MkdirAll(filepath.Dir(path), 0o700)
 	h := startHelper(t, "hold-foreign", path)
 	h.waitLines(t, 1)
-	go func() { time.Sleep(50 * time.Millisecond); h.stdin.Close() }()
+	// The foreign holder lets go once the writer saw it (and recorded it):
+	// not after a fixed time, which a loaded machine can outlast before the
+	// writer's first look.
+	go func() {
+		testtool.Poll(testtool.WaitLimit, func() bool { _, err := os.Lstat(path + ".lock.foreign"); return err == nil })
+		h.stdin.Close()
+	}()
 	j := openT(t, path, Options{MaxBytes: 1 << 10, LockTimeout: 10 * time.Second})
 	for i := 1; i <= 30; i++ {
 		if _, err := j.Append([][]byte{testEvent("f", int64(i))}, false); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // clock is a settable test clock.
@@ -273,12 +274,8 @@ func TestOverlappingRequestsCoalesce(t *testing.T) {
 		}()
 	}
 	<-table.entered
-	deadline := time.Now().Add(10 * time.Second)
-	for r.callers.Load() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d requests arrived", r.callers.Load(), n)
-		}
-		time.Sleep(time.Millisecond)
+	if !testtool.Poll(10*time.Second, func() bool { return r.callers.Load() == n }) {
+		t.Fatalf("only %d of %d requests arrived", r.callers.Load(), n)
 	}
 	close(table.release)
 	for range n {

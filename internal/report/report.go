@@ -165,10 +165,10 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 		fmt.Fprintf(b, "<p class=warn>%d lines were not valid events and were skipped ('lcwrap validate' shows why).</p>\n", o.BadLines)
 	}
 	if o.Blocked != "" {
-		fmt.Fprintf(b, "<p class=warn>%s</p>\n", esc(view.Clean(o.Blocked)))
+		fmt.Fprintf(b, "<p class=warn>%s</p>\n", esc(termtext.Clean(o.Blocked)))
 	}
 	for _, id := range sum.Unmatched {
-		fmt.Fprintf(b, "<p class=warn>No child %s in the input.</p>\n", esc(view.Clean(id)))
+		fmt.Fprintf(b, "<p class=warn>No child %s in the input.</p>\n", esc(termtext.Clean(id)))
 	}
 	if !m.Evidence() {
 		fmt.Fprintf(b, "<p id=noevidence>%s</p>\n</body></html>\n", esc(projection.NoEvidence))
@@ -204,7 +204,7 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 	x := func(t int64) float64 { return float64(min(max(t, t0), t1)-t0) / span * 1000 }
 	for i, r := range rows {
 		v := &r.Node.View
-		label := view.Clean(v.ChildID)
+		label := termtext.Clean(v.ChildID)
 		if r.Node.Retry {
 			label += " #" + strconv.FormatInt(v.Lineage.Attempt, 10)
 		}
@@ -247,7 +247,7 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 		fmt.Fprintf(b, "<tr data-child=\"%s\" data-state=\"%s\"><td class=id>%s<a href=\"#c%d\">%s</a></td>", esc(v.ChildID), esc(v.Display), esc(r.Prefix), i, esc(c[view.ColChild].Text))
 		fmt.Fprintf(b, "<td><span class=st style=\"color:%s\">%s</span></td>", stateFill[v.Display], esc(c[view.ColState].Text))
 		for col := view.ColUnknown; col < view.NumCols; col++ {
-			fmt.Fprintf(b, "<td>%s</td>", esc(view.Cut(c[col].Text, 200)))
+			fmt.Fprintf(b, "<td>%s</td>", esc(termtext.Cut(c[col].Text, 200)))
 		}
 		b.WriteString("</tr>\n")
 	}

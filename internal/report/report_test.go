@@ -16,15 +16,7 @@ import (
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
 // model is the live model of a scene, synced at now.
-func model(t *testing.T, s *viewtest.Scene, now time.Time) *view.Model {
-	t.Helper()
-	m := view.NewModel()
-	for i, raw := range viewtest.Lines(s.Out) {
-		m.Apply(&s.Out[i], raw, int64(i+1))
-	}
-	m.Sync(now)
-	return m
-}
+var model = viewtest.Model
 
 func TestReportSelfContained(t *testing.T) {
 	s := viewtest.Standard(t0)

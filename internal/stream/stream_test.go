@@ -42,7 +42,7 @@ func childWrite(t *testing.T, s *Stream, out *testtool.Buffer, p string) {
 	if _, err := s.ChildFile().WriteString(p); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the stream to take "+p, func() bool {
+	testtool.Eventually(t, "the stream to take "+p, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return len(s.held) != held || out.String() != before
@@ -159,7 +159,7 @@ func TestStreamWriteFailureReachesTheChild(t *testing.T) {
 		t.Fatalf("event write: %v", err)
 	}
 	// The copy stops and the read end closes: the child's writes fail.
-	waitUntil(t, "the child's write to fail", func() bool {
+	testtool.Eventually(t, "the child's write to fail", func() bool {
 		_, err := s.ChildFile().Write([]byte("x\n"))
 		return errors.Is(err, syscall.EPIPE)
 	})
@@ -195,7 +195,7 @@ func TestStreamTeeFailureReachesTheChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	waitUntil(t, "the child's write to fail", func() bool {
+	testtool.Eventually(t, "the child's write to fail", func() bool {
 		_, err := s.ChildFile().Write([]byte("x\n"))
 		return errors.Is(err, syscall.EPIPE)
 	})
@@ -329,15 +329,3 @@ func (nopTap) End()         {}
 
 // waitLimit bounds every wait of these tests.
 const waitLimit = 30 * time.Second
-
-// waitUntil polls cond until it holds, failing after waitLimit.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}

@@ -18,6 +18,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/stream"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 func TestOutputActivityNewestWinsAndFlushes(t *testing.T) {
@@ -84,7 +85,7 @@ func TestOutputActivityOfAChild(t *testing.T) {
 	p := startRun(t, Config{Argv: helperArgv(append([]string{"partial"}, pieces...)...), Activity: ActivityOutput})
 	for _, want := range []string{"step 1: compiling", "upload token=[REDACTED] done", "100%"} {
 		p.send("next")
-		waitUntil(t, "activity "+want, func() bool {
+		testtool.Eventually(t, "activity "+want, func() bool {
 			a := activities(p.sink.events(t))
 			return len(a) > 0 && a[len(a)-1] == want
 		})

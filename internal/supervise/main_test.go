@@ -23,6 +23,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // The test binary doubles as every helper process: `TESTBIN helperArg NAME
@@ -196,21 +197,28 @@ func helperSupervise(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 125
 	}
+	return runAsLcwrap(pc.Events, Config{
+		Argv: pc.Argv, ChildID: "helper",
+		Heartbeat: pc.Heartbeat, Timeout: pc.Timeout, KillAfter: pc.KillAfter,
+		KillLeftovers: pc.KillLeftovers, Subreaper: pc.Subreaper,
+	})
+}
+
+// runAsLcwrap runs cfg as lcwrap would, on this process's stdio and
+// signals, its events written to the file events, and returns Run's exit
+// code (125 when Run refuses).
+func runAsLcwrap(events string, cfg Config) int {
 	sigs := Subscribe()
 	defer sigs.Stop()
-	sink, err := emit.OpenFileSink(pc.Events)
+	sink, err := emit.OpenFileSink(events)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 125
 	}
 	e := emit.New(emit.Options{}, sink)
 	defer e.Close()
-	res, err := Run(context.Background(), Config{
-		Argv: pc.Argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Emitter: e, ChildID: "helper", Signals: sigs,
-		Heartbeat: pc.Heartbeat, Timeout: pc.Timeout, KillAfter: pc.KillAfter,
-		KillLeftovers: pc.KillLeftovers, Subreaper: pc.Subreaper,
-	})
+	cfg.Stdin, cfg.Stdout, cfg.Stderr, cfg.Emitter, cfg.Signals = os.Stdin, os.Stdout, os.Stderr, e, sigs
+	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 125
@@ -282,9 +290,9 @@ func TestMain(m *testing.M) {
 // helpersAlive lists live processes (other than this one) started by this
 // test run, waiting briefly for the ones already dying.
 func helpersAlive(run string) []string {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var alive []string
+	var alive []string
+	testtool.Poll(5*time.Second, func() bool {
+		alive = nil
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			pid, err := strconv.Atoi(e.Name())
@@ -298,11 +306,9 @@ func helpersAlive(run string) []string {
 			cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 			alive = append(alive, fmt.Sprintf("%d %q", pid, strings.ReplaceAll(string(cmd), "\x00", " ")))
 		}
-		if len(alive) == 0 || time.Now().After(deadline) {
-			return alive
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(alive) == 0
+	})
+	return alive
 }
 
 // memSink keeps the lines written to it.

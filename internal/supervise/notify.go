@@ -2,14 +2,13 @@ package supervise
 
 import (
 	"fmt"
-	"strings"
 	"syscall"
 	"time"
-	"unicode"
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/internal/redact"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // The environment of the sd_notify protocol (internal/notify's).
@@ -32,14 +31,7 @@ const (
 
 // printable replaces control characters (escape sequences included) with
 // spaces: a status is one line of text.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+func printable(s string) string { return termtext.Blank(s, ' ') }
 
 // checkNotify finds readiness and watchdog settings that cannot work.
 func (c *Config) checkNotify() error {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 func init() {
@@ -199,7 +200,7 @@ func (p *inproc) do(line, answer string) string {
 func (p *inproc) waitEvent(what string, match func(event.Event) bool) event.Event {
 	p.t.Helper()
 	var found event.Event
-	waitUntil(p.t, what, func() bool {
+	testtool.Eventually(p.t, what, func() bool {
 		for _, e := range p.sink.events(p.t) {
 			if match(e) {
 				found = e
@@ -378,9 +379,9 @@ func TestNotifyWatchdogIsTheHeartbeat(t *testing.T) {
 	if d := hb.DetailsMap(); d["notify"] != "WATCHDOG=1" || d["senderPid"] == nil {
 		t.Fatalf("heartbeat details %v", d)
 	}
-	waitUntil(t, "50 of lcwrap's heartbeat intervals", func() bool { return time.Since(start) > 50*time.Millisecond })
+	testtool.Eventually(t, "50 of lcwrap's heartbeat intervals", func() bool { return time.Since(start) > 50*time.Millisecond })
 	p.do("send WATCHDOG=1", "sent")
-	waitUntil(t, "two heartbeats", func() bool {
+	testtool.Eventually(t, "two heartbeats", func() bool {
 		n := 0
 		for _, e := range p.sink.events(t) {
 			if e.Kind == event.KindHeartbeat {
@@ -429,7 +430,7 @@ func TestNotifyWaitingAndRunning(t *testing.T) {
 	}
 	p.do("send LCWRAP_STATE=waiting", "sent") // no change, no event
 	p.do("send LCWRAP_STATE=running", "sent")
-	waitUntil(t, "running again", func() bool {
+	testtool.Eventually(t, "running again", func() bool {
 		return strings.HasSuffix(states(p.sink.events(t)), "waiting running")
 	})
 	p.do("send LCWRAP_STATE=waiting", "sent")

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // These tests run Run in a helper process (an lcwrap stand-in, see
@@ -98,10 +99,7 @@ func startProc(t *testing.T, helper string, pc procConfig, withPty bool) *proc {
 // pty echoes ^C and ^Z in front of the child's output).
 func (p *proc) expect(prefix string) string {
 	p.t.Helper()
-	return expectLine(p.t, p.lines, prefix, func(l string) (string, bool) {
-		i := strings.Index(l, prefix)
-		return l[max(i, 0):], i >= 0
-	})
+	return expectLine(p.t, p.lines, prefix, from(prefix))
 }
 
 func (p *proc) write(s string) {
@@ -185,7 +183,7 @@ func TestCtrlZStopsTheJobAndContinues(t *testing.T) {
 	p.expect("ready")
 	p.write("\x1a")
 	pid := p.cmd.Process.Pid
-	waitUntil(t, "the supervisor to stop itself", func() bool {
+	testtool.Eventually(t, "the supervisor to stop itself", func() bool {
 		info, err := event.System.Stat(pid)
 		return err == nil && info.State == 'T'
 	})
@@ -210,7 +208,7 @@ func TestSubreaperReapsOrphansAndKeepsTheStatus(t *testing.T) {
 	p.expect("spawned")
 	pid := p.cmd.Process.Pid
 	// 100 orphans were handed to the supervisor: none may stay a zombie.
-	waitUntil(t, "no zombie children", func() bool {
+	testtool.Eventually(t, "no zombie children", func() bool {
 		zombies, _ := children(pid)
 		return zombies == 0
 	})

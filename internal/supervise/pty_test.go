@@ -23,6 +23,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 func init() {
@@ -246,10 +247,7 @@ func (o *outerTerminal) expect(s string) string {
 // expectRaw is expect, keeping the line's end as it came.
 func (o *outerTerminal) expectRaw(s string) string {
 	o.t.Helper()
-	return expectLine(o.t, o.lines, s, func(l string) (string, bool) {
-		i := strings.Index(l, s)
-		return l[max(i, 0):], i >= 0
-	})
+	return expectLine(o.t, o.lines, s, from(s))
 }
 
 func (o *outerTerminal) write(s string) {
@@ -464,7 +462,7 @@ func TestPTYCtrlZStopsTheJobWithItsTerminalRestored(t *testing.T) {
 	// stops itself, so that the shell sees the job stopped.
 	o.write("\x1a")
 	pid := o.cmd.Process.Pid
-	waitUntil(t, "the supervisor to stop itself", func() bool {
+	testtool.Eventually(t, "the supervisor to stop itself", func() bool {
 		info, err := event.System.Stat(pid)
 		return err == nil && info.State == 'T'
 	})

@@ -14,66 +14,28 @@ type waitResult struct {
 	err     error
 }
 
-// reapOne waits for the main child alone: its stops, then its end.
-func reapOne(pid int, out chan<- waitResult) {
-	for {
-		var ws syscall.WaitStatus
-		_, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED, nil)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			// Only when something else in this process reaped it.
-			out <- waitResult{err: err}
-			return
-		}
-		if ws.Stopped() {
-			out <- waitResult{status: ws, stopped: true}
-			continue
-		}
-		out <- waitResult{status: ws}
-		return
-	}
-}
-
-// reapAll is the subreaper's single wait4(-1) loop: it hands the main
-// child's statuses over and discards every other child's, so orphans leave
-// no zombie and the main child's status is never lost. It runs until
-// lcwrap has no child left.
-func reapAll(pid int, out chan<- waitResult) {
-	for {
-		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(-1, &ws, syscall.WUNTRACED, nil)
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			return
-		}
-		if got != pid {
-			continue
-		}
-		out <- waitResult{status: ws, stopped: ws.Stopped()}
-	}
-}
-
-// sharedReaper is the subreaper's single wait4(-1) loop for all the
-// attempts of one Run. One loop per attempt would not do: an earlier
-// attempt's loop runs on while orphans live and could take a later
-// child's status. The loop hands the registered child's statuses over
-// and discards every other child's; it ends when lcwrap has no child left
-// and none is registered, and register starts it again.
-type sharedReaper struct {
+// reaper is the one wait4 loop of a Run, shared by all its attempts. It
+// hands the registered child's statuses (its stops, then its end) to the
+// channel it was registered with. With all (a subreaper, or pid 1) it
+// waits for any child, wait4(-1), and discards every other child's
+// status, so orphans leave no zombie; one loop serves every attempt,
+// since a loop per attempt could run on while orphans live and take a
+// later child's status. Without all it waits for the registered child
+// alone. The loop ends when there is nothing to wait for (without all:
+// the child ended; with all: lcwrap has no child left and none is
+// registered), and register starts it again.
+type reaper struct {
+	all     bool
 	mu      sync.Mutex
 	running bool
 	pid     int // the registered child (0: none)
 	out     chan<- waitResult
-	early   map[int]waitResult // statuses reaped while no child was registered
+	early   map[int]waitResult // statuses reaped while no child was registered (all)
 }
 
 // register hands pid's statuses to out from now on, including one reaped
 // between its start and this call.
-func (r *sharedReaper) register(pid int, out chan<- waitResult) {
+func (r *reaper) register(pid int, out chan<- waitResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pid, r.out = pid, out
@@ -87,10 +49,21 @@ func (r *sharedReaper) register(pid int, out chan<- waitResult) {
 	}
 }
 
-func (r *sharedReaper) loop() {
+func (r *reaper) loop() {
 	for {
+		r.mu.Lock()
+		target := -1
+		if !r.all {
+			target = r.pid
+		}
+		if target == 0 {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
 		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(-1, &ws, syscall.WUNTRACED, nil)
+		got, err := syscall.Wait4(target, &ws, syscall.WUNTRACED, nil)
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
@@ -100,7 +73,7 @@ func (r *sharedReaper) loop() {
 			r.running = false
 			r.mu.Unlock()
 			return
-		case err != nil && syscall.Kill(r.pid, 0) == syscall.ESRCH:
+		case err != nil && (!r.all || syscall.Kill(r.pid, 0) == syscall.ESRCH):
 			// Something else in this process reaped it.
 			r.deliver(waitResult{err: err})
 		case err != nil:
@@ -120,7 +93,7 @@ func (r *sharedReaper) loop() {
 
 // deliver passes one status of the registered child on; its end
 // unregisters it. r.mu is held.
-func (r *sharedReaper) deliver(w waitResult) {
+func (r *reaper) deliver(w waitResult) {
 	r.out <- w
 	if !w.stopped {
 		r.pid, r.out = 0, nil

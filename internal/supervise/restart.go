@@ -49,14 +49,13 @@ func checkRestart(r Restart) error {
 
 // launcher holds what every attempt of one Run shares.
 type launcher struct {
-	reapAll bool
-	sock    *notify.Socket
-	reaper  *sharedReaper // set for restarts with reapAll
+	sock   *notify.Socket
+	reaper *reaper // the one wait4 loop of the Run
 }
 
 // attempt runs one lifecycle of cfg to its terminal event.
 func (l *launcher) attempt(ctx context.Context, cfg Config) (*supervisor, Result) {
-	s := &supervisor{ctx: ctx, cfg: cfg, reapAll: l.reapAll, reaper: l.reaper}
+	s := &supervisor{ctx: ctx, cfg: cfg, reaper: l.reaper}
 	if l.sock != nil {
 		s.notify = &notifier{sock: l.sock}
 	}
@@ -78,9 +77,6 @@ func (l *launcher) attempt(ctx context.Context, cfg Config) (*supervisor, Result
 // of MaxAttempts. --timeout and the ready timeout apply to each attempt
 // and end only that one.
 func (l *launcher) restarting(ctx context.Context, cfg Config) Result {
-	if l.reapAll {
-		l.reaper = &sharedReaper{}
-	}
 	if cfg.Lineage.RootChildID == "" {
 		cfg.Lineage.RootChildID = cfg.ChildID
 	}

@@ -30,25 +30,10 @@ func init() {
 			fmt.Fprintln(os.Stderr, err)
 			return 125
 		}
-		sigs := Subscribe()
-		defer sigs.Stop()
-		sink, err := emit.OpenFileSink(rc.Events)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 125
-		}
-		e := emit.New(emit.Options{}, sink)
-		defer e.Close()
-		res, err := Run(context.Background(), Config{
-			Argv: rc.Argv, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-			Emitter: e, ChildID: "sub", Signals: sigs, Subreaper: true,
+		return runAsLcwrap(rc.Events, Config{
+			Argv: rc.Argv, ChildID: "sub", Subreaper: true,
 			Restart: Restart{Policy: RestartAlways, MaxAttempts: rc.MaxAttempts},
 		})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 125
-		}
-		return res.ExitCode
 	}
 }
 

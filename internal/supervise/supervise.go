@@ -226,7 +226,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			return Result{}, fmt.Errorf("%w: %v", ErrSubreaper, err)
 		}
 	}
-	l := &launcher{reapAll: reapAll}
+	l := &launcher{reaper: &reaper{all: reapAll}}
 	if cfg.Notify {
 		sock, err := notify.Open()
 		if err != nil {
@@ -252,12 +252,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 // supervisor is one run. Everything below runs on Run's goroutine, except
 // the reaper, which only sends on waits.
 type supervisor struct {
-	ctx     context.Context // its end is a cancel request
-	cfg     Config
-	reapAll bool
-	rec     recorder
-	reaper  *sharedReaper // the reaper every attempt shares (restarts with reapAll)
-	notify  *notifier     // the sd_notify side of this attempt (Notify)
+	ctx    context.Context // its end is a cancel request
+	cfg    Config
+	rec    recorder
+	reaper *reaper   // the one reaper every attempt shares
+	notify *notifier // the sd_notify side of this attempt (Notify)
 
 	act *outputActivity // output activity (Activity: ActivityOutput)
 
@@ -329,14 +328,7 @@ func (s *supervisor) run() Result {
 	}
 	s.listen(child)
 	s.waits = make(chan waitResult, 1)
-	switch {
-	case s.reaper != nil:
-		s.reaper.register(s.pid, s.waits)
-	case s.reapAll:
-		go reapAll(s.pid, s.waits)
-	default:
-		go reapOne(s.pid, s.waits)
-	}
+	s.reaper.register(s.pid, s.waits)
 
 	s.supervise()
 	s.endNotify()

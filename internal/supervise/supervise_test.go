@@ -19,6 +19,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/exitcode"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // waitLimit bounds every wait in these tests; none is a timing claim.
@@ -94,6 +95,14 @@ func (p *inproc) expect(prefix string) string {
 	return expectLine(p.t, p.lines, prefix, func(l string) (string, bool) {
 		return l, strings.HasPrefix(l, prefix)
 	})
+}
+
+// from matches a line holding s, and gives it from s on.
+func from(s string) func(string) (string, bool) {
+	return func(l string) (string, bool) {
+		i := strings.Index(l, s)
+		return l[max(i, 0):], i >= 0
+	}
 }
 
 // expectLine reads lines until match accepts one and returns what match
@@ -340,7 +349,7 @@ func TestNoHeartbeatMeansUnknown(t *testing.T) {
 func TestHeartbeats(t *testing.T) {
 	p := startRun(t, Config{Argv: helperArgv("wait-eof"), Heartbeat: 5 * time.Millisecond})
 	p.expect("ready")
-	waitUntil(t, "two heartbeats", func() bool {
+	testtool.Eventually(t, "two heartbeats", func() bool {
 		n := 0
 		for _, e := range p.sink.events(t) {
 			if e.Kind == event.KindHeartbeat {
@@ -563,22 +572,10 @@ func identity(t *testing.T, pid int) event.Identity {
 // waitGone waits until pid is gone (absent or a zombie).
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	waitUntil(t, fmt.Sprintf("pid %d gone", pid), func() bool {
+	testtool.Eventually(t, fmt.Sprintf("pid %d gone", pid), func() bool {
 		info, err := event.System.Stat(pid)
 		return errors.Is(err, event.ErrNoProcess) || (err == nil && info.Zombie())
 	})
-}
-
-// waitUntil polls cond until it holds, failing after waitLimit.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // The seams for observers built on top (agent sources): OnStarted sees

@@ -13,6 +13,8 @@
 // each byte that is not UTF-8 as \xNN. The \u escapes are JSON's own, so a
 // JSON document passed through Line or Text decodes to the same value. Text with none
 // of these characters comes back unchanged (and without an allocation).
+// Clean, Cut, CutMiddle, Shorten and Blank are the one set of helpers
+// that tidy and shorten such text for a line, a cell or a record.
 //
 // # What it refuses to claim
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 type recorder struct{ fatal, skip string }
@@ -32,5 +33,21 @@ func TestNeed(t *testing.T) {
 		if !strings.Contains(msg, "no-such-tool-lcwrap is not installed (apt-get install no-such-tool)") {
 			t.Errorf("CI=%q: message %q", ci, msg)
 		}
+	}
+}
+
+func TestEventually(t *testing.T) {
+	n := 0
+	Eventually(t, "the third look", func() bool { n++; return n >= 3 })
+	if n != 3 {
+		t.Errorf("looked %d times, want 3", n)
+	}
+	var f recorder
+	EventuallyWithin(&f, 10*time.Millisecond, "nothing", func() bool { return false })
+	if f.fatal != "timed out waiting for nothing" {
+		t.Errorf("a condition that never holds: %q", f.fatal)
+	}
+	if Poll(0, func() bool { return false }) || !Poll(0, func() bool { return true }) {
+		t.Error("Poll with no time left must still look once")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/redact"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // Detail is what the detail pane (and the report's section) says about
@@ -18,7 +19,7 @@ import (
 func Detail(n *Node, now time.Time) []string {
 	v := &n.View
 	var out []string
-	add := func(format string, args ...any) { out = append(out, Printable(fmt.Sprintf(format, args...))) }
+	add := func(format string, args ...any) { out = append(out, termtext.Line(fmt.Sprintf(format, args...))) }
 	add("%s  %s %s", v.ChildID, Symbol(v.Display), StateText(v))
 	if v.Provisional {
 		add("  * provisional: events are missing (joined mid-way, or a sequence gap); the state may be behind")
@@ -122,7 +123,7 @@ func agentReport(n *Node) string {
 			parts = append(parts, "stop: "+r.StopReason)
 		}
 		who := orDash(r.ReportedBy)
-		return Clean(redact.Text(who + " reports (its own account, not lcwrap's): " + strings.Join(parts, ", ")))
+		return termtext.Clean(redact.Text(who + " reports (its own account, not lcwrap's): " + strings.Join(parts, ", ")))
 	}
 	return ""
 }
@@ -141,9 +142,9 @@ func EventText(e Event) string {
 		parts = append(parts, "["+e.Result.String()+"]")
 	}
 	if len(e.Details) > 0 {
-		parts = append(parts, Cut(Clean(Details(e.Details)), 160))
+		parts = append(parts, termtext.Cut(termtext.Clean(Details(e.Details)), 160))
 	}
-	return Clean(strings.Join(parts, "  "))
+	return termtext.Clean(strings.Join(parts, "  "))
 }
 
 // Details returns event details as one line of JSON, redacted: values

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
@@ -12,52 +11,8 @@ import (
 	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
-// Clean makes foreign text safe for one line of a terminal or a cell:
-// what a terminal would act on is escaped (termtext.Line: no escape
-// sequence reaches the terminal) and runs of space collapse.
-func Clean(s string) string {
-	s = termtext.Line(s)
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || (c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ')) {
-			return strings.Join(strings.Fields(s), " ")
-		}
-	}
-	return s
-}
-
-// Printable escapes what a terminal would act on (termtext.Line) and
-// keeps the rest, spacing included.
-func Printable(s string) string { return termtext.Line(s) }
-
-// Cut shortens s to n characters, marking the cut with "…".
-func Cut(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return event.CutRunes(s, n-1) + "…"
-}
-
-// CutMiddle shortens s to n characters by taking out its middle, so that
-// both the start and the end of an id stay readable.
-func CutMiddle(s string, n int) string {
-	c := utf8.RuneCountInString(s)
-	if c <= n {
-		return s
-	}
-	if n < 5 {
-		return Cut(s, n)
-	}
-	r := []rune(s)
-	head := (n - 1) / 2
-	tail := n - 1 - head
-	return string(r[:head]) + "…" + string(r[c-tail:])
-}
-
-// Shorten is Clean then Cut.
-func Shorten(s string, n int) string { return Cut(Clean(s), n) }
+// Shorten is termtext.Shorten (internal/fleet's tables call it here).
+func Shorten(s string, n int) string { return termtext.Shorten(s, n) }
 
 // at reads a report timestamp as unix milliseconds (0 when empty).
 func at(ts string) int64 { return projection.Millis(ts) }
@@ -242,7 +197,7 @@ func Activity(v *projection.ChildView) string {
 	if v.Activity == nil {
 		return "—"
 	}
-	return Clean(redact.Text(v.Activity.Text))
+	return termtext.Clean(redact.Text(v.Activity.Text))
 }
 
 // Exit says how an ended child's process ended: its code, its signal, or
@@ -254,7 +209,7 @@ func Exit(v *projection.ChildView) string {
 	case v.Exit == nil:
 		return "unknown"
 	case v.Exit.Signal != "":
-		return Clean(v.Exit.Signal)
+		return termtext.Clean(v.Exit.Signal)
 	case v.Exit.Code != nil:
 		return strconv.Itoa(*v.Exit.Code)
 	}
@@ -264,7 +219,7 @@ func Exit(v *projection.ChildView) string {
 // Source names the lifecycle source, marking an adopted process (observed,
 // not started by lcwrap) and other external children.
 func Source(v *projection.ChildView) string {
-	s := Clean(v.Source)
+	s := termtext.Clean(v.Source)
 	if s == "" {
 		s = "—"
 	}
@@ -289,7 +244,7 @@ func Command(v *projection.ChildView) string {
 	if v.Command == nil {
 		return "—"
 	}
-	return Clean(strings.Join(redact.Argv(v.Command), " "))
+	return termtext.Clean(strings.Join(redact.Argv(v.Command), " "))
 }
 
 // Unknowns lists the capabilities v's source does not declare known, in
@@ -330,7 +285,7 @@ func Why(v *projection.ChildView, name string) string {
 	case v.Source == "":
 		return "the child's created event was not seen (the stream joined mid-way), so nothing it declared is known"
 	case v.Source != "lcwrap":
-		return "its source, " + Clean(v.Source) + ", does not declare it known: only what its own events show is known, and an undeclared capability is unknown"
+		return "its source, " + termtext.Clean(v.Source) + ", does not declare it known: only what its own events show is known, and an undeclared capability is unknown"
 	}
 	switch name {
 	case "snapshot":

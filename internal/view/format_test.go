@@ -65,19 +65,3 @@ func TestNextChange(t *testing.T) {
 		t.Errorf("ended: next %v, want midnight", got)
 	}
 }
-
-// TestCleanEscapesBidi: bidi controls are shown escaped on a terminal,
-// never passed to it (issue 23 item 10).
-func TestCleanEscapesBidi(t *testing.T) {
-	for _, s := range []string{"exe.\u202etxt", "a\u2066b\u2069", "x\u200ey\u200fz\u061c", "\u202a\u202b\u202c\u202d\u2067\u2068"} {
-		for name, f := range map[string]func(string) string{"Clean": Clean, "Printable": Printable, "Shorten": func(s string) string { return Shorten(s, 80) }} {
-			got := f(s)
-			if strings.ContainsAny(got, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c") || !strings.Contains(got, `\u`) {
-				t.Errorf("%s(%q) = %q", name, s, got)
-			}
-		}
-	}
-	if got := Clean("exe.\u202etxt"); got != `exe.\u202etxt` {
-		t.Errorf("Clean = %q", got)
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // A column of the table: its title and the width it takes at most (see
@@ -55,7 +56,7 @@ type Cell struct {
 // Cells returns the cells of one row for the child at now.
 func Cells(r Row, now time.Time) [NumCols]Cell {
 	v := &r.Node.View
-	id := Clean(v.ChildID)
+	id := termtext.Clean(v.ChildID)
 	if r.Node.Retry {
 		id += fmt.Sprintf(" #%d", v.Lineage.Attempt)
 	}
@@ -179,9 +180,9 @@ func (l Layout) Render(b *strings.Builder, cells [NumCols]Cell, color bool) {
 			c.Prefix, room = "", w
 		}
 		if columns[i].middle {
-			text = CutMiddle(text, room)
+			text = termtext.CutMiddle(text, room)
 		} else {
-			text = Cut(text, room)
+			text = termtext.Cut(text, room)
 		}
 		b.WriteString(c.Prefix)
 		if color && c.Color != "" && text != "" {
@@ -254,10 +255,10 @@ func Table(w io.Writer, rep projection.Report, o TableOptions) error {
 			b.WriteByte('\n')
 		}
 		if provisional {
-			b.WriteString(Cut("* provisional: events are missing (a stream joined mid-way, or a sequence gap); the state may be behind.", lineRoom(o.Width)) + "\n")
+			b.WriteString(termtext.Cut("* provisional: events are missing (a stream joined mid-way, or a sequence gap); the state may be behind.", lineRoom(o.Width)) + "\n")
 		}
 		if unknown && l[ColUnknown] > 0 {
-			b.WriteString(Cut("?N: N of the five capabilities are unknown ('lcwrap top' shows why).", lineRoom(o.Width)) + "\n")
+			b.WriteString(termtext.Cut("?N: N of the five capabilities are unknown ('lcwrap top' shows why).", lineRoom(o.Width)) + "\n")
 		}
 		if rep.Hidden > 0 {
 			fmt.Fprintf(&b, "%d ended not shown ('%s' shows them).\n", rep.Hidden, all)

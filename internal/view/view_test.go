@@ -17,15 +17,7 @@ import (
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
-func model(t *testing.T, s *viewtest.Scene, now time.Time) *view.Model {
-	t.Helper()
-	m := view.NewModel()
-	for i, raw := range viewtest.Lines(s.Out) {
-		m.Apply(&s.Out[i], raw, int64(i+1))
-	}
-	m.Sync(now)
-	return m
-}
+var model = viewtest.Model
 
 func ids(rows []view.Row) []string {
 	var out []string
@@ -171,22 +163,6 @@ func TestCellsAndFreshness(t *testing.T) {
 	}
 	if c := view.Cells(view.Row{Node: m.Node("build-7-a1")}, now); c[view.ColChild].Text != "build-7-a1 #1" {
 		t.Fatalf("row %+v", c[view.ColChild])
-	}
-}
-
-func TestCutMiddle(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"nightly-integration-0042", 12, "night…n-0042"},
-		{"abcdef", 3, "ab…"},
-	} {
-		if got := view.CutMiddle(tc.in, tc.n); got != tc.want || utf8.RuneCountInString(got) > tc.n {
-			t.Errorf("CutMiddle(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/mockresponses"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // screen collects what a program writes on its terminal.
@@ -42,12 +43,8 @@ func (s *screen) Write(p []byte) (int, error) {
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, d time.Duration, cond func() bool, show func() string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; so far:\n%s", what, show())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testtool.Poll(d, cond) {
+		t.Fatalf("timed out waiting for %s; so far:\n%s", what, show())
 	}
 }
 

@@ -88,14 +88,10 @@ func start(t *testing.T, script string, files ...string) event.Identity {
 // ErrNotYet or the deadline passes (a shell needs a moment to fork).
 func proveEventually(t *testing.T, root event.Identity, until func(Proof, error) bool) (Proof, error) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		p, err := Prove(root)
-		if until(p, err) || time.Now().After(deadline) {
-			return p, err
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var p Proof
+	var err error
+	testtool.Poll(10*time.Second, func() bool { p, err = Prove(root); return until(p, err) })
+	return p, err
 }
 
 func proven(p Proof, err error) bool { return err == nil }
@@ -183,11 +179,7 @@ func TestProveShared(t *testing.T) {
 		t.Fatalf("unshared: %v", err)
 	}
 	var c net.Conn
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if c, err = net.Dial("unix", sock); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
+	testtool.Poll(10*time.Second, func() bool { c, err = net.Dial("unix", sock); return err == nil })
 	if err != nil {
 		t.Fatal(err)
 	}

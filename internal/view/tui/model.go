@@ -10,6 +10,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 	"github.com/lcwrap/lcwrap/internal/view"
 	"github.com/lcwrap/lcwrap/internal/view/live"
 )
@@ -433,7 +434,7 @@ func (m *Model) statusLine() string {
 		parts = append(parts, fmt.Sprintf("journal replaced or cut: read again %d×", m.state.Rereads))
 	}
 	if err := m.state.Err; err != nil {
-		parts = append(parts, "following: "+view.Clean(err.Error()))
+		parts = append(parts, "following: "+termtext.Clean(err.Error()))
 	}
 	parts = append(parts, fmt.Sprintf("%d events", m.lines))
 	return strings.Join(parts, " · ")
@@ -452,7 +453,7 @@ func (m *Model) View() string {
 	w := max(m.width, 1)
 	var b strings.Builder
 	line := func(s string) {
-		b.WriteString(view.Cut(s, w))
+		b.WriteString(termtext.Cut(s, w))
 		b.WriteByte('\n')
 	}
 	switch {
@@ -468,12 +469,12 @@ func (m *Model) View() string {
 		} else {
 			where = "Read " + m.state.Path + ": it holds no lifecycle event yet; waiting for one."
 		}
-		lines := wrap(view.Clean(where), w)
+		lines := wrap(termtext.Clean(where), w)
 		for _, l := range lines {
 			line(l)
 		}
 		pad(&b, m.height-2-len(lines))
-		b.WriteString(view.Cut(helpLine, w))
+		b.WriteString(termtext.Cut(helpLine, w))
 		return b.String()
 	case m.detail:
 		end := min(len(m.detailText), m.scroll+m.height-1)
@@ -481,7 +482,7 @@ func (m *Model) View() string {
 			line(l)
 		}
 		pad(&b, m.height-1-(end-min(m.scroll, end)))
-		b.WriteString(view.Cut(detailHelp, w))
+		b.WriteString(termtext.Cut(detailHelp, w))
 		return b.String()
 	}
 	line(m.title())
@@ -523,7 +524,7 @@ func (m *Model) View() string {
 		pad(&b, h-len(cells))
 	}
 	line(m.statusLine())
-	b.WriteString(view.Cut(helpLine, w))
+	b.WriteString(termtext.Cut(helpLine, w))
 	return b.String()
 }
 

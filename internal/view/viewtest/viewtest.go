@@ -3,10 +3,12 @@ package viewtest
 import (
 	"encoding/json"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/view"
 )
 
 // Scene writes events of named children with increasing sequences.
@@ -175,4 +177,15 @@ func Append(path string, evs []event.Event) error {
 	defer j.Close()
 	_, err = j.Append(Lines(evs), false)
 	return err
+}
+
+// Model is the live model of a scene, synced at now.
+func Model(t testing.TB, s *Scene, now time.Time) *view.Model {
+	t.Helper()
+	m := view.NewModel()
+	for i, raw := range Lines(s.Out) {
+		m.Apply(&s.Out[i], raw, int64(i+1))
+	}
+	m.Sync(now)
+	return m
 }
