@@ -159,7 +159,7 @@ func agentHookCommand(std stdio, source, label, install string, withEvent bool) 
 				Relay:   cmd.Bool("relay"),
 				Journal: func() (string, error) { return journalPath(cmd) },
 				Wait:    cmd.Duration("lock-timeout"),
-				Parent:  parent, Root: firstSet(os.Getenv(supervise.EnvRootChildID), parent),
+				Parent:  parent, Root: cmp.Or(os.Getenv(supervise.EnvRootChildID), parent),
 			}
 			if withEvent {
 				call.Event = cmd.String("event")

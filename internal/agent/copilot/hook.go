@@ -1,12 +1,14 @@
 package copilot
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // MaxPayload bounds the bytes of one hook payload that are read.
@@ -80,11 +82,11 @@ func Normalize(ev string, raw []byte, parent func(agentID string) string) agent.
 			}
 		}
 	}
-	o := agent.Observation{Session: session, Agent: sub, Native: cut(ev, 64)}
+	o := agent.Observation{Session: session, Agent: sub, Native: termtext.Cut(ev, 64)}
 	switch ev {
 	case "sessionStart":
 		o.Agent = ""
-		o.Kind, o.Source, o.Facts = agent.SessionStarted, cut(p.Source, 32), agent.Facts{Cwd: fact(p.Cwd)}
+		o.Kind, o.Source, o.Facts = agent.SessionStarted, termtext.Cut(p.Source, 32), agent.Facts{Cwd: fact(p.Cwd)}
 	case "userPromptSubmitted":
 		o.Kind = agent.PromptSubmitted
 		if sub != "" {
@@ -93,29 +95,29 @@ func Normalize(ev string, raw []byte, parent func(agentID string) string) agent.
 	case "preToolUse":
 		// Never lcwrap's own hook (a failing one denies the tool); a
 		// hook of the user's may relay it.
-		o.Kind, o.Tool = agent.ToolStarted, cut(p.ToolName, 64)
+		o.Kind, o.Tool = agent.ToolStarted, termtext.Cut(p.ToolName, 64)
 	case "permissionRequest":
 		// Asked before the permission rules decide: it fires for a tool
 		// allowed outright too (measured), so it is no wait.
-		o.Kind, o.Summary = agent.Note, "permission requested"+paren(cut(p.ToolName, 64))
+		o.Kind, o.Summary = agent.Note, "permission requested"+paren(termtext.Cut(p.ToolName, 64))
 	case "postToolUse":
-		o.Kind, o.Tool = agent.ToolEnded, cut(p.ToolName, 64)
+		o.Kind, o.Tool = agent.ToolEnded, termtext.Cut(p.ToolName, 64)
 		if p.ToolResult != nil && p.ToolResult.ResultType != "" && p.ToolResult.ResultType != "success" {
 			o.Kind = agent.ToolFailed
-			o.Facts = agent.Facts{Status: cut(p.ToolResult.ResultType, 32)}
+			o.Facts = agent.Facts{Status: termtext.Cut(p.ToolResult.ResultType, 32)}
 		}
 	case "postToolUseFailure":
-		o.Kind, o.Tool = agent.ToolFailed, cut(p.ToolName, 64)
+		o.Kind, o.Tool = agent.ToolFailed, termtext.Cut(p.ToolName, 64)
 	case "agentStop":
-		o.Kind, o.Facts = agent.TurnEnded, agent.Facts{Reason: cut(p.StopReason, 32), Transcript: fact(p.TranscriptPath)}
+		o.Kind, o.Facts = agent.TurnEnded, agent.Facts{Reason: termtext.Cut(p.StopReason, 32), Transcript: fact(p.TranscriptPath)}
 		if sub != "" {
-			o.Kind, o.Summary = agent.Note, "sub-agent turn ended"+paren(cut(p.StopReason, 32))
+			o.Kind, o.Summary = agent.Note, "sub-agent turn ended"+paren(termtext.Cut(p.StopReason, 32))
 		}
 	case "subagentStart", "subagentStop":
 		if p.AgentID == "" {
 			return agent.Unrecognize(p.SessionID, ev+" without agentId")
 		}
-		o.Session, o.Agent, o.AgentType = p.SessionID, p.AgentID, cut(firstSet(p.AgentType, p.AgentName), 64)
+		o.Session, o.Agent, o.AgentType = p.SessionID, p.AgentID, termtext.Cut(cmp.Or(p.AgentType, p.AgentName), 64)
 		if parent != nil && p.ParentAgentID != "" {
 			if s := parent(p.ParentAgentID); s != "" {
 				o.Session = s
@@ -123,25 +125,25 @@ func Normalize(ev string, raw []byte, parent func(agentID string) string) agent.
 		}
 		o.Kind = agent.SubagentStarted
 		if ev == "subagentStop" {
-			o.Kind, o.Reason = agent.SubagentStopped, cut(p.StopReason, 32)
+			o.Kind, o.Reason = agent.SubagentStopped, termtext.Cut(p.StopReason, 32)
 		}
 	case "notification":
-		o.Facts = agent.Facts{Notification: cut(p.NotificationType, 64)}
+		o.Facts = agent.Facts{Notification: termtext.Cut(p.NotificationType, 64)}
 		if p.NotificationType == "permission_prompt" {
 			o.Kind, o.WaitingFor, o.Summary = agent.Waiting, event.WaitPermission, oneLine(p.Message)
 		} else {
-			o.Kind, o.Summary = agent.Note, "notification"+paren(cut(p.NotificationType, 32))
+			o.Kind, o.Summary = agent.Note, "notification"+paren(termtext.Cut(p.NotificationType, 32))
 		}
 	case "errorOccurred":
 		o.Kind, o.Reason = agent.ErrorReported, "errorOccurred"
 		if p.Error != nil && p.Error.Name != "" {
-			o.Reason = cut(p.Error.Name, 64)
+			o.Reason = termtext.Cut(p.Error.Name, 64)
 		}
 	case "sessionEnd":
 		o.Agent = ""
-		o.Kind, o.Reason = agent.SessionEnded, cut(p.Reason, 64)
+		o.Kind, o.Reason = agent.SessionEnded, termtext.Cut(p.Reason, 64)
 	default:
-		return agent.Unrecognize(session, cut(ev, 64))
+		return agent.Unrecognize(session, termtext.Cut(ev, 64))
 	}
 	return agent.Observe(o)
 }
@@ -169,7 +171,7 @@ func (r *relay) normalize(body []byte) agent.Outcome {
 	return out
 }
 
-func fact(s string) string { return cut(s, 500) }
+func fact(s string) string { return termtext.Cut(s, 500) }
 
 func paren(s string) string {
 	if s == "" {
@@ -178,20 +180,4 @@ func paren(s string) string {
 	return " (" + s + ")"
 }
 
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func oneLine(s string) string { return cut(strings.Join(strings.Fields(s), " "), 160) }
-
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
+func oneLine(s string) string { return termtext.Cut(strings.Join(strings.Fields(s), " "), 160) }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // resultLine is the part of `--output-format json`'s result line lcwrap
@@ -34,7 +35,7 @@ func ParseResult(line []byte) *agent.AgentReport {
 	if json.Unmarshal(line, &m) != nil || m.Type != "result" {
 		return nil
 	}
-	r := &agent.AgentReport{ReportedBy: Source, Via: "json output result", SessionID: cut(m.SessionID, 80)}
+	r := &agent.AgentReport{ReportedBy: Source, Via: "json output result", SessionID: termtext.Cut(m.SessionID, 80)}
 	if m.ExitCode != nil {
 		isErr := *m.ExitCode != 0
 		r.IsError = &isErr

@@ -1,12 +1,14 @@
 package gemini
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // MaxPayload bounds the bytes of one hook payload that are read; a larger
@@ -43,19 +45,19 @@ func Normalize(raw []byte) agent.Outcome {
 	if p.HookEventName == "" {
 		return agent.Unrecognize(p.SessionID, "(no hook_event_name)")
 	}
-	o := agent.Observation{Session: p.SessionID, Native: cut(p.HookEventName, 64)}
+	o := agent.Observation{Session: p.SessionID, Native: termtext.Cut(p.HookEventName, 64)}
 	switch p.HookEventName {
 	case "SessionStart":
-		o.Kind, o.Source = agent.SessionStarted, cut(p.Source, 32)
+		o.Kind, o.Source = agent.SessionStarted, termtext.Cut(p.Source, 32)
 		o.Facts = agent.Facts{Cwd: fact(p.Cwd), Transcript: fact(p.TranscriptPath)}
 	case "BeforeAgent":
 		o.Kind = agent.PromptSubmitted
 	case "AfterAgent":
 		o.Kind = agent.TurnEnded
 	case "BeforeTool":
-		o.Kind, o.Tool, o.Summary = agent.ToolStarted, cut(p.ToolName, 64), Summary(p.ToolName, p.ToolInput)
+		o.Kind, o.Tool, o.Summary = agent.ToolStarted, termtext.Cut(p.ToolName, 64), Summary(p.ToolName, p.ToolInput)
 	case "AfterTool":
-		o.Kind, o.Tool = agent.ToolEnded, cut(p.ToolName, 64)
+		o.Kind, o.Tool = agent.ToolEnded, termtext.Cut(p.ToolName, 64)
 		if p.ToolResponse != nil && len(p.ToolResponse.Error) > 0 && string(p.ToolResponse.Error) != "null" {
 			o.Kind = agent.ToolFailed
 		}
@@ -63,21 +65,21 @@ func Normalize(raw []byte) agent.Outcome {
 		if p.NotificationType == "ToolPermission" {
 			o.Kind, o.WaitingFor, o.Summary = agent.Waiting, event.WaitPermission, oneLine(p.Message)
 		} else {
-			o.Kind, o.Summary = agent.Note, "notification"+paren(cut(p.NotificationType, 32))
+			o.Kind, o.Summary = agent.Note, "notification"+paren(termtext.Cut(p.NotificationType, 32))
 		}
-		o.Facts = agent.Facts{Notification: cut(p.NotificationType, 64)}
+		o.Facts = agent.Facts{Notification: termtext.Cut(p.NotificationType, 64)}
 	case "PreCompress":
 		// Not registered by lcwrap: measured, it fires before every
 		// model request whether or not anything is compressed.
 		return agent.Ignore(p.SessionID, "PreCompress (fires at every compression check)")
 	case "SessionEnd":
-		o.Kind, o.Reason = agent.SessionEnded, cut(p.Reason, 64)
+		o.Kind, o.Reason = agent.SessionEnded, termtext.Cut(p.Reason, 64)
 	case "BeforeModel", "AfterModel", "BeforeToolSelection":
 		// Not registered by lcwrap (one per model call or chunk, carrying
 		// the whole request); a hook of the user's may still relay them.
 		return agent.Ignore(p.SessionID, p.HookEventName)
 	default:
-		return agent.Unrecognize(p.SessionID, cut(p.HookEventName, 64))
+		return agent.Unrecognize(p.SessionID, termtext.Cut(p.HookEventName, 64))
 	}
 	return agent.Observe(o)
 }
@@ -113,10 +115,10 @@ func Summary(tool string, input json.RawMessage) string {
 	case "read_file", "write_file", "replace", "edit":
 		s = in.FilePath
 	case "list_directory", "read_many_files":
-		s = firstSet(in.DirPath, in.Path)
+		s = cmp.Or(in.DirPath, in.Path)
 	case "glob", "grep_search", "search_file_content":
 		s = in.Pattern
-		if p := firstSet(in.DirPath, in.Path); p != "" {
+		if p := cmp.Or(in.DirPath, in.Path); p != "" {
 			s += " in " + p
 		}
 	case "web_fetch":
@@ -124,10 +126,10 @@ func Summary(tool string, input json.RawMessage) string {
 	case "google_web_search":
 		s = in.Query
 	}
-	return cut(s, MaxSummary)
+	return termtext.Cut(s, MaxSummary)
 }
 
-func fact(s string) string { return cut(s, 500) }
+func fact(s string) string { return termtext.Cut(s, 500) }
 
 func paren(s string) string {
 	if s == "" {
@@ -136,24 +138,7 @@ func paren(s string) string {
 	return " (" + s + ")"
 }
 
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // oneLine makes text one short line.
 func oneLine(s string) string {
-	return cut(strings.Join(strings.Fields(s), " "), 160)
-}
-
-// cut bounds a string from a payload to n characters.
-func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	return termtext.Cut(strings.Join(strings.Fields(s), " "), 160)
 }

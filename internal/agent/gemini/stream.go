@@ -2,11 +2,13 @@ package gemini
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
 // streamLine is the part of a `-o stream-json` line lcwrap reads: message
@@ -48,7 +50,7 @@ func ParseStreamLine(line []byte, session string) (agent.Outcome, *agent.AgentRe
 	if m.Type == "init" && m.SessionID != "" {
 		session = m.SessionID
 	}
-	o := agent.Observation{Session: session, Native: "stream-json " + cut(m.Type, 32)}
+	o := agent.Observation{Session: session, Native: "stream-json " + termtext.Cut(m.Type, 32)}
 	var report *agent.AgentReport
 	switch m.Type {
 	case "init":
@@ -59,24 +61,24 @@ func ParseStreamLine(line []byte, session string) (agent.Outcome, *agent.AgentRe
 		o.Facts = agent.Facts{Model: fact(m.Model)}
 	case "message":
 		if m.Role != "user" {
-			return agent.Ignore(session, "stream-json "+cut(m.Role, 32)+" message"), nil
+			return agent.Ignore(session, "stream-json "+termtext.Cut(m.Role, 32)+" message"), nil
 		}
 		o.Kind = agent.PromptSubmitted
 	case "tool_use":
-		o.Kind, o.Tool, o.Summary = agent.ToolStarted, cut(m.ToolName, 64), Summary(m.ToolName, m.Parameters)
-		o.Facts = agent.Facts{ToolUseID: cut(m.ToolID, 128)}
+		o.Kind, o.Tool, o.Summary = agent.ToolStarted, termtext.Cut(m.ToolName, 64), Summary(m.ToolName, m.Parameters)
+		o.Facts = agent.Facts{ToolUseID: termtext.Cut(m.ToolID, 128)}
 	case "tool_result":
-		o.Kind, o.Facts = agent.ToolEnded, agent.Facts{Status: cut(m.Status, 32), ToolUseID: cut(m.ToolID, 128)}
+		o.Kind, o.Facts = agent.ToolEnded, agent.Facts{Status: termtext.Cut(m.Status, 32), ToolUseID: termtext.Cut(m.ToolID, 128)}
 		if m.Status != "success" {
 			o.Kind = agent.ToolFailed
 		}
 	case "error":
-		o.Kind, o.Reason = agent.ErrorReported, firstSet(cut(m.Severity, 32), "error")
+		o.Kind, o.Reason = agent.ErrorReported, cmp.Or(termtext.Cut(m.Severity, 32), "error")
 	case "result":
-		o.Kind, o.Summary = agent.Note, "result"+paren(cut(m.Status, 32))
+		o.Kind, o.Summary = agent.Note, "result"+paren(termtext.Cut(m.Status, 32))
 		report = resultReport(&m, session)
 	default:
-		return agent.Unrecognize(session, "stream-json "+cut(m.Type, 32)), nil
+		return agent.Unrecognize(session, "stream-json "+termtext.Cut(m.Type, 32)), nil
 	}
 	return agent.Observe(o), report
 }
@@ -84,7 +86,7 @@ func ParseStreamLine(line []byte, session string) (agent.Outcome, *agent.AgentRe
 // resultReport is what a result line says about the run, attributed to
 // Gemini CLI.
 func resultReport(m *streamLine, session string) *agent.AgentReport {
-	r := &agent.AgentReport{ReportedBy: Source, Via: "stream-json result", Subtype: cut(m.Status, 64), SessionID: cut(session, 80)}
+	r := &agent.AgentReport{ReportedBy: Source, Via: "stream-json result", Subtype: termtext.Cut(m.Status, 64), SessionID: termtext.Cut(session, 80)}
 	isErr := m.Status != "success"
 	r.IsError = &isErr
 	if s := m.Stats; s != nil {
