@@ -16,9 +16,14 @@ const (
 	ScenarioBash  = "lcwrap-scenario:bash"
 	ScenarioAgent = "lcwrap-scenario:agent"
 	ScenarioBoth  = "lcwrap-scenario:both"
+	// ScenarioSleep is a Bash tool call that takes a minute (SleepCommand),
+	// for a test that interrupts it.
+	ScenarioSleep = "lcwrap-scenario:sleep"
 	SubagentTask  = "lcwrap-subagent-task"
 	// BashCommand is what the Bash tool call runs.
 	BashCommand = "echo lcwrap-mock-ok > lcwrap-mock.txt"
+	// SleepCommand is what the Bash call of ScenarioSleep runs.
+	SleepCommand = "timeout 60 tail -f /dev/null"
 	// FinalText is the last answer of every scenario.
 	FinalText = "lcwrap mock: all done."
 )
@@ -124,6 +129,7 @@ type step struct {
 var (
 	bashStep  = step{tool: "Bash", input: `{"command":"` + BashCommand + `","description":"Print a marker"}`}
 	agentStep = step{tool: "Agent", input: `{"subagent_type":"Explore","description":"Look around","prompt":"` + SubagentTask + `: say hello"}`}
+	sleepStep = step{tool: "Bash", input: `{"command":"` + SleepCommand + `","description":"Wait a minute"}`}
 	finalStep = step{text: FinalText}
 )
 
@@ -136,6 +142,8 @@ func (s *Server) script(r *request) step {
 	switch {
 	case strings.Contains(text, ScenarioBoth):
 		steps = []step{bashStep, agentStep}
+	case strings.Contains(text, ScenarioSleep):
+		steps = []step{sleepStep}
 	case strings.Contains(text, ScenarioBash):
 		steps = []step{bashStep}
 	case strings.Contains(text, ScenarioAgent):

@@ -18,6 +18,7 @@ type facts struct {
 	Observation         string
 
 	Child        *event.Identity
+	Wait         *waitFacts // a state change's waiting reason and evidence
 	Exit         *event.Exit
 	ChildProcess *ProcessCheck
 	Omission     *OmissionRecord
@@ -69,7 +70,13 @@ func readFacts(ev *event.Event) *facts {
 			Wrapper: launched.Wrapper, Process: adopted.Identity(), Observation: adopted.Observation}
 	case event.KindStateChanged:
 		if d, ok := event.DecodeDetails[event.StateChanged](ev.Details); ok {
-			return &facts{Child: d.Child}
+			f := &facts{Child: d.Child}
+			if ev.State == event.StateWaiting {
+				if w, ok := event.DecodeDetails[waitFacts](ev.Details); ok {
+					f.Wait = &w
+				}
+			}
+			return f
 		}
 	case event.KindTerminal:
 		if d, ok := event.DecodeDetails[event.Terminal](ev.Details); ok {
@@ -81,4 +88,13 @@ func readFacts(ev *event.Event) *facts {
 		}
 	}
 	return nil
+}
+
+// waitFacts are what a waiting state's details say of the wait: its
+// reason (details.waitingFor, from the one vocabulary of event.WaitReason)
+// and the evidence that opened it (details.evidence: an agent's hook, a
+// transcript line). Both are read as written; neither is required.
+type waitFacts struct {
+	WaitingFor string `json:"waitingFor"`
+	Evidence   string `json:"evidence"`
 }

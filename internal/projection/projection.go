@@ -91,6 +91,8 @@ type child struct {
 	wrapper     *event.Identity // launched: the lcwrap process
 	process     *event.Identity // adopted: the observed process
 	observed    bool            // a PID-only child: presence, never state
+	agent       bool            // an agent's session or sub-agent (its events are the agent's reports)
+	wait        *waitFacts      // why it waits, while its state is waiting
 	childProc   *event.Identity // launched: the started process
 	childStatus *ProcessCheck   // from a lost event: was the child's process still there
 
@@ -289,6 +291,7 @@ func (c *child) apply(ev *event.Event, h uint64) Outcome {
 				c.wrapper = f.Wrapper
 				c.process = f.Process
 				c.observed = f.Observation == "process-presence"
+				c.agent = f.Observation == "agent-report"
 			}
 		}
 	case event.KindStateChanged:
@@ -326,6 +329,10 @@ func (c *child) apply(ev *event.Event, h uint64) Outcome {
 		return out
 	}
 	c.state, c.stateAt = ev.State, at
+	c.wait = nil
+	if ev.State == event.StateWaiting && f != nil {
+		c.wait = f.Wait
+	}
 	if sequenced {
 		sp.hasState, sp.stateSeq = true, seq
 	}

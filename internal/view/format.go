@@ -83,7 +83,22 @@ func Fresh(v *projection.ChildView, now time.Time) (string, bool) {
 	if stale {
 		return "stale", true
 	}
+	if last := agentEvidence(v); last > 0 {
+		// An agent's reports carry no heartbeat: how long it has said
+		// nothing is shown, never judged.
+		return Ago(now.UnixMilli()-last) + " ago", false
+	}
 	return "—", false
+}
+
+// agentEvidence is when the agent last reported anything about an agent
+// child that has not ended and declares no heartbeat (unix ms; 0 when that
+// is not so or not known).
+func agentEvidence(v *projection.ChildView) int64 {
+	if v.Agent == nil || v.Heartbeat != nil || v.Ended() {
+		return 0
+	}
+	return at(v.Agent.LastEvidenceAt)
 }
 
 // Ago formats a duration in its largest whole unit: <1s, 3s, 2m, 5h, 3d.
@@ -183,6 +198,9 @@ func NextChange(v *projection.ChildView, now time.Time) time.Time {
 		if from != 0 {
 			soonest(from + nextStep(nowMs-from, elapsedSteps))
 		}
+		if last := agentEvidence(v); last > 0 {
+			soonest(last + nextStep(nowMs-last, agoSteps))
+		}
 		if hb := v.Heartbeat; hb != nil {
 			last := at(hb.LastEvidenceAt)
 			soonest(last + nextStep(nowMs-last, agoSteps))
@@ -227,10 +245,42 @@ func nextStep(ms int64, steps []step) int64 {
 
 // StateText is the displayed state, marked * when provisional.
 func StateText(v *projection.ChildView) string {
-	if v.Provisional {
-		return v.Display + "*"
+	s := v.Display
+	if w := v.Waiting; w != nil && w.Reason != "" && s == string(event.StateWaiting) {
+		s += ":" + string(w.Reason) // the typed reason: one vocabulary for every source
 	}
-	return v.Display
+	if v.Provisional {
+		return s + "*"
+	}
+	return s
+}
+
+// WaitText says why a waiting child waits and what says so: "for
+// permission (PermissionRequest, 12s)"; "" when it does not wait or
+// nothing was recorded.
+func WaitText(v *projection.ChildView, now time.Time) string {
+	w := v.Waiting
+	if w == nil {
+		return ""
+	}
+	s := "for " + string(w.Reason)
+	switch {
+	case w.Reason == "":
+		s = "no reason recorded"
+	case w.Raw != "":
+		s += " (\"" + Shorten(w.Raw, 40) + "\" as written)"
+	}
+	var what []string
+	if w.Evidence != "" {
+		what = append(what, "opened by "+Shorten(w.Evidence, 60))
+	}
+	if ms := at(w.Since); ms > 0 {
+		what = append(what, "since "+Ago(now.UnixMilli()-ms)+" ago")
+	}
+	if len(what) > 0 {
+		s += " (" + strings.Join(what, ", ") + ")"
+	}
+	return Clean(s)
 }
 
 // Activity is the newest activity, or the note that a lost child's own
