@@ -43,6 +43,9 @@ const (
 	KeyAgentReport          = "agentReport"
 	KeyAgentSessions        = "agentSessions"
 	KeyHookRequestsRejected = "hookRequestsRejected"
+	// KeyTelemetry counts the agent's telemetry payloads a run read,
+	// dropped (its queue was full) and could not read.
+	KeyTelemetry = "agentTelemetry"
 )
 
 // CreatedMembers are the agent members of a launched process's created
@@ -58,6 +61,7 @@ type TerminalMembers struct {
 	AgentReport          *AgentReport       `json:"agentReport,omitempty"`
 	AgentSessions        *AgentSessions     `json:"agentSessions,omitempty"`
 	HookRequestsRejected IntMap             `json:"hookRequestsRejected,omitempty"`
+	AgentTelemetry       IntMap             `json:"agentTelemetry,omitempty"`
 }
 
 // AgentEvent is the details of every event an agent source writes for a
@@ -67,7 +71,10 @@ type AgentEvent struct {
 	AgentID       string         `json:"agentId,omitempty"`
 	AgentType     string         `json:"agentType,omitempty"`
 	Claim         string         `json:"claim,omitempty"` // terminal
-	Evidence      string         `json:"evidence,omitempty"`
+	// Decision is who decided a tool call's permission, and how, as the
+	// agent reported it (its telemetry).
+	Decision *AgentDecision `json:"decision,omitempty"`
+	Evidence string         `json:"evidence,omitempty"`
 	Limits        string         `json:"limits,omitempty"`
 	Message       string         `json:"message,omitempty"`
 	Normalization *Normalization `json:"normalization,omitempty"`
@@ -82,7 +89,10 @@ type AgentEvent struct {
 	SessionID     string `json:"sessionId,omitempty"`
 	SessionSource string `json:"sessionSource,omitempty"`
 	Tool          string `json:"tool,omitempty"`
-	WaitingFor    string `json:"waitingFor,omitempty"`
+	// Usage is the agent's own running totals of its model requests for
+	// this session or sub-agent (its telemetry): its estimate.
+	Usage      *AgentTotals `json:"agentUsage,omitempty"`
+	WaitingFor string       `json:"waitingFor,omitempty"`
 	// Wrapper is, in a created event, the lcwrap process that owns the
 	// child's events (the wrapper of a run it launched): its lifecycle
 	// source, checked by reconciliation like a launched child's.
@@ -95,6 +105,9 @@ func (d AgentEvent) AppendDetails(o *event.Object) {
 	o.OptString("agentId", d.AgentID)
 	o.OptString("agentType", d.AgentType)
 	o.OptString("claim", d.Claim)
+	if d.Decision != nil {
+		o.Object("decision", d.Decision)
+	}
 	o.OptString("evidence", d.Evidence)
 	o.OptString("limits", d.Limits)
 	o.OptString("message", d.Message)
@@ -114,10 +127,64 @@ func (d AgentEvent) AppendDetails(o *event.Object) {
 	o.OptString("sessionId", d.SessionID)
 	o.OptString("sessionSource", d.SessionSource)
 	o.OptString("tool", d.Tool)
+	if d.Usage != nil {
+		o.Object("agentUsage", d.Usage)
+	}
 	o.OptString("waitingFor", d.WaitingFor)
 	if d.Wrapper != nil {
 		o.Identity("wrapper", *d.Wrapper)
 	}
+}
+
+// AgentTotals are an agent's running totals of its model requests for
+// one session or sub-agent, as its own telemetry reported them (Claude
+// Code's claude_code.api_request): requests, tokens by kind, and its cost
+// estimate in US dollars. They are the agent's report (ReportedBy, Via),
+// never lcwrap's measurement; Dropped counts telemetry payloads lcwrap
+// could not take (its queue was full), so the totals may be short.
+type AgentTotals struct {
+	CacheCreation int64   `json:"cacheCreation"`
+	CacheRead     int64   `json:"cacheRead"`
+	CostUSD       float64 `json:"costUsd"`
+	Dropped       int64   `json:"dropped,omitempty"`
+	Input         int64   `json:"input"`
+	Model         string  `json:"model,omitempty"`
+	Output        int64   `json:"output"`
+	ReportedBy    string  `json:"reportedBy"`
+	Requests      int64   `json:"requests"`
+	Via           string  `json:"via"`
+}
+
+// AppendDetails implements event.Details.
+func (d AgentTotals) AppendDetails(o *event.Object) {
+	o.Int("cacheCreation", d.CacheCreation)
+	o.Int("cacheRead", d.CacheRead)
+	o.Float("costUsd", d.CostUSD)
+	o.OptInt("dropped", d.Dropped)
+	o.Int("input", d.Input)
+	o.OptString("model", d.Model)
+	o.Int("output", d.Output)
+	o.String("reportedBy", d.ReportedBy)
+	o.Int("requests", d.Requests)
+	o.String("via", d.Via)
+}
+
+// AgentDecision is a tool call's permission decision as the agent
+// reported it: Decision ("accept", "reject"), Source (who: "user",
+// "config", "hook", as the agent names them), the tool and its call id.
+type AgentDecision struct {
+	Decision  string `json:"decision"`
+	Source    string `json:"source"`
+	Tool      string `json:"tool,omitempty"`
+	ToolUseID string `json:"toolUseId,omitempty"`
+}
+
+// AppendDetails implements event.Details.
+func (d AgentDecision) AppendDetails(o *event.Object) {
+	o.String("decision", d.Decision)
+	o.String("source", d.Source)
+	o.OptString("tool", d.Tool)
+	o.OptString("toolUseId", d.ToolUseID)
 }
 
 // Normalization counts native payloads that became no event: the first
@@ -186,6 +253,11 @@ type AgentLaunch struct {
 	// argument that was replaced by the same value with lcwrap's part
 	// merged in (Claude Code's --settings).
 	MergedAt int64 `json:"mergedAt,omitempty"`
+	// TraceID is the W3C trace id the agent was given in TRACEPARENT
+	// (TraceFrom: "lcwrap", a new trace for this run, or "user", the
+	// caller's own TRACEPARENT passed on as the parent).
+	TraceID   string `json:"traceId,omitempty"`
+	TraceFrom string `json:"traceFrom,omitempty"`
 }
 
 // UnmarshalJSON reads an agent member: the object, or the bare agent name
@@ -212,6 +284,8 @@ func (d AgentLaunch) AppendDetails(o *event.Object) {
 		o.Strings("evidence", d.Evidence)
 	}
 	o.OptInt("mergedAt", d.MergedAt)
+	o.OptString("traceFrom", d.TraceFrom)
+	o.OptString("traceId", d.TraceID)
 }
 
 // AgentSessions is the "agentSessions" member of a launched process's

@@ -44,6 +44,10 @@ const (
 	SubagentStopped Kind = "subagent-stopped"
 	// SessionEnded: the agent says the session ended (Reason as given).
 	SessionEnded Kind = "session-ended"
+	// UsageReported: the agent's running totals of its model requests for
+	// the session or sub-agent (Usage); a diagnostic, never a state, and
+	// recorded after the child's end too (telemetry is flushed last).
+	UsageReported Kind = "usage-reported"
 )
 
 // Observation is one fact from an agent's own evidence, already cut down
@@ -75,6 +79,10 @@ type Observation struct {
 	// Facts are further details the agent gave (cwd, model, transcript
 	// path), recorded as its report.
 	Facts Facts
+	// Usage is an UsageReported observation's totals; Decision, on any
+	// observation, a permission decision the agent reported.
+	Usage    *AgentTotals
+	Decision *AgentDecision
 	// At is when the observation was made (zero: now).
 	At time.Time
 }

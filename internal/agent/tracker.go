@@ -115,6 +115,17 @@ func (t *Tracker) State(session string) *SessionState {
 	return t.sessions[session]
 }
 
+// Current returns the state of session's current lifecycle ("" when it
+// has none).
+func (t *Tracker) Current(session string) event.State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.sessions[session]; s != nil && s.Current != nil {
+		return s.Current.State
+	}
+	return ""
+}
+
 // Errors returns the events that could not be made (bugs: every event is
 // validated before it is written).
 func (t *Tracker) Errors() []error {
@@ -216,6 +227,10 @@ func (t *Tracker) apply(o Observation) {
 		t.sessions[o.Session] = s
 		t.order = append(t.order, o.Session)
 	}
+	if o.Kind == UsageReported {
+		t.usage(s, o)
+		return
+	}
 	late := o.Kind != SessionStarted && o.Kind != SessionEnded && (o.Kind != SubagentStopped || s.Agents[o.Agent] == nil)
 	if s.Current != nil && !s.Current.Open() && late {
 		// After the session's end only a new start opens a lifecycle; a
@@ -266,6 +281,25 @@ func (t *Tracker) apply(o Observation) {
 	default:
 		t.count(o.Session, "unrecognized:"+cutKind(string(o.Kind)))
 	}
+}
+
+// usage records the agent's running totals on the sub-agent or session
+// they are about, as a diagnostic (never a state), ended or not; totals
+// for a session not seen yet are counted, never a guessed session (the
+// next totals carry them).
+func (t *Tracker) usage(s *SessionState, o Observation) {
+	c := s.Current
+	if o.Agent != "" {
+		c = s.Agents[o.Agent] // a sub-agent's totals are never put on its session
+	}
+	if c == nil || o.Usage == nil {
+		t.count(o.Session, "ignored:telemetry for a session not seen yet")
+		return
+	}
+	d := evidence(o)
+	d.Usage = o.Usage
+	d.Message = "the agent's own running totals of its model requests (its estimate)"
+	t.write(c, emit.Spec{Kind: event.KindDiagnostic, Details: d})
 }
 
 // open starts a new lifecycle of the session: created, then starting.
@@ -552,7 +586,7 @@ func hashKey(id string) string {
 
 // evidence is the details every event of an observation starts from.
 func evidence(o Observation) AgentEvent {
-	d := AgentEvent{Evidence: o.Native}
+	d := AgentEvent{Evidence: o.Native, Decision: o.Decision}
 	if !o.Facts.IsZero() {
 		f := o.Facts
 		d.Reported = &f

@@ -24,6 +24,9 @@ const (
 	BashCommand = "echo lcwrap-mock-ok > lcwrap-mock.txt"
 	// SleepCommand is what the Bash call of ScenarioSleep runs.
 	SleepCommand = "timeout 60 tail -f /dev/null"
+	// InputTokens and OutputTokens are the usage every answer reports.
+	InputTokens  = 12
+	OutputTokens = 6
 	// FinalText is the last answer of every scenario.
 	FinalText = "lcwrap mock: all done."
 )
@@ -183,7 +186,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	msgID := fmt.Sprintf("msg_mock%04d", id)
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":%q,"type":"message","role":"assistant","model":%q,"content":[%s],"stop_reason":%q,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":6}}`, msgID, model, content, stop)
+		fmt.Fprintf(w, `{"id":%q,"type":"message","role":"assistant","model":%q,"content":[%s],"stop_reason":%q,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":%d}}`, msgID, model, content, stop, InputTokens, OutputTokens)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -195,7 +198,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
-	ev("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":%q,"type":"message","role":"assistant","model":%q,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}`, msgID, model))
+	ev("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":%q,"type":"message","role":"assistant","model":%q,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, msgID, model, InputTokens))
 	if st.tool != "" {
 		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_mock%04d","name":%q,"input":{}}}`, id, st.tool))
 		b, _ := json.Marshal(st.input)
@@ -206,6 +209,6 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+string(b)+`}}`)
 	}
 	ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
-	ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":6}}`, stop))
+	ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d}}`, stop, OutputTokens))
 	ev("message_stop", `{"type":"message_stop"}`)
 }

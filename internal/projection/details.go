@@ -22,6 +22,31 @@ type facts struct {
 	Exit         *event.Exit
 	ChildProcess *ProcessCheck
 	Omission     *OmissionRecord
+	Usage        *Usage // an agent's running totals of its model requests
+}
+
+// usageFacts is the member of an agent's diagnostic that carries its
+// running totals (details.agentUsage).
+type usageFacts struct {
+	Usage *Usage `json:"agentUsage"`
+}
+
+// Usage is an agent's own running totals of its model requests for a
+// session or sub-agent, as its telemetry reported them: its estimate,
+// attributed (ReportedBy, Via), never lcwrap's measurement. Dropped counts
+// telemetry payloads lcwrap could not take, so the totals may be short.
+type Usage struct {
+	Requests      int64   `json:"requests"`
+	Input         int64   `json:"input"`
+	Output        int64   `json:"output"`
+	CacheRead     int64   `json:"cacheRead"`
+	CacheCreation int64   `json:"cacheCreation"`
+	CostUSD       float64 `json:"costUsd"`
+	Model         string  `json:"model,omitempty"`
+	Dropped       int64   `json:"dropped,omitempty"`
+	ReportedBy    string  `json:"reportedBy"`
+	Via           string  `json:"via"`
+	ObservedAt    string  `json:"observedAt"`
 }
 
 // Exit is how a process ended, as a view reports it: a code, a signal, or
@@ -83,8 +108,11 @@ func readFacts(ev *event.Event) *facts {
 			return &facts{Exit: d.Exit, ChildProcess: d.ChildProcess}
 		}
 	case event.KindDiagnostic:
-		if d, ok := event.DecodeDetails[event.OmissionDiagnostic](ev.Details); ok {
+		if d, ok := event.DecodeDetails[event.OmissionDiagnostic](ev.Details); ok && d.Omission != nil {
 			return &facts{Omission: d.Omission}
+		}
+		if d, ok := event.DecodeDetails[usageFacts](ev.Details); ok && d.Usage != nil {
+			return &facts{Usage: d.Usage}
 		}
 	}
 	return nil

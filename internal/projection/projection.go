@@ -93,6 +93,8 @@ type child struct {
 	observed    bool            // a PID-only child: presence, never state
 	agent       bool            // an agent's session or sub-agent (its events are the agent's reports)
 	wait        *waitFacts      // why it waits, while its state is waiting
+	usage       *Usage          // the agent's newest running totals
+	usageKey    order
 	childProc   *event.Identity // launched: the started process
 	childStatus *ProcessCheck   // from a lost event: was the child's process still there
 
@@ -280,6 +282,13 @@ func (c *child) apply(ev *event.Event, h uint64) Outcome {
 	case event.KindDiagnostic:
 		if f != nil && f.Omission != nil {
 			c.recordOmission(*f.Omission)
+		}
+		if f != nil && f.Usage != nil {
+			if k := (order{at, ev.Source, ev.SourceEpoch, seq}); c.usage == nil || k.after(c.usageKey) {
+				u := *f.Usage
+				u.ObservedAt = ev.ObservedAt
+				c.usage, c.usageKey = &u, k
+			}
 		}
 		return out
 	case event.KindCreated:

@@ -108,6 +108,9 @@ type Waiting struct {
 // have no heartbeat, so this is an age, never a freshness verdict).
 type AgentView struct {
 	LastEvidenceAt string `json:"lastEvidenceAt,omitempty"`
+	// Usage is the agent's own running totals of its model requests (its
+	// telemetry), the newest reported; nil when none came.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Activity is the newest activity text (by observedAt) and when it was
@@ -272,6 +275,11 @@ func (c *child) view(now int64) ChildView {
 		v.Agent = &AgentView{}
 		if c.origin != nil {
 			v.Agent.LastEvidenceAt = stamp(c.origin.lastAt)
+		}
+		if c.usage != nil {
+			u := *c.usage
+			u.Model, u.ReportedBy, u.Via = redact.Text(u.Model), redact.Text(u.ReportedBy), redact.Text(u.Via)
+			v.Agent.Usage = &u
 		}
 	}
 	v.StaleReason = c.staleReason(now)

@@ -46,6 +46,9 @@ func Detail(n *Node, now time.Time) []string {
 		add("          stale (%s): stale is not lost; 'lcwrap status --reconcile' checks the process", v.StaleReason)
 	}
 	add("Activity  %s", Activity(v))
+	if u := UsageText(v); u != "" {
+		add("Usage     %s", u)
+	}
 	if v.Ended() {
 		add("Exit      %s  (ended %s by %s; how the process ended, not whether its task succeeded)", Exit(v), orDash(v.EndedAt), orDash(v.EndedBy))
 		if r := agentReport(n); r != "" {

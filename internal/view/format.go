@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -289,10 +290,41 @@ func Activity(v *projection.ChildView) string {
 	if cp := v.ChildProcess; cp != nil && cp.Status == event.Alive.String() {
 		return "pid " + strconv.Itoa(cp.Identity.PID) + " still present"
 	}
-	if v.Activity == nil {
-		return "—"
+	text := "—"
+	if v.Activity != nil {
+		text = Clean(redact.Text(v.Activity.Text))
 	}
-	return Clean(redact.Text(v.Activity.Text))
+	if c := Cost(v); c != "" {
+		text = c + " · " + text // first, so that a narrow column keeps it
+	}
+	return text
+}
+
+// Cost is an agent child's cost so far as the agent estimates it
+// ("≈$0.0123"), or "" when it reported none.
+func Cost(v *projection.ChildView) string {
+	if v.Agent == nil || v.Agent.Usage == nil {
+		return ""
+	}
+	return "≈$" + strconv.FormatFloat(v.Agent.Usage.CostUSD, 'f', 4, 64)
+}
+
+// UsageText is an agent child's running totals in one line, attributed:
+// "3 requests · 36 in / 18 out tokens · cache 0 read, 0 written ·
+// ≈$0.0005 (the agent's own estimate: claude-code via OTLP …)".
+func UsageText(v *projection.ChildView) string {
+	if v.Agent == nil || v.Agent.Usage == nil {
+		return ""
+	}
+	u := v.Agent.Usage
+	s := fmt.Sprintf("%d requests · %d in / %d out tokens · cache %d read, %d written · %s (the agent's own estimate: %s via %s", u.Requests, u.Input, u.Output, u.CacheRead, u.CacheCreation, Cost(v), u.ReportedBy, u.Via)
+	if u.Model != "" {
+		s += "; model " + u.Model
+	}
+	if u.Dropped > 0 {
+		s += fmt.Sprintf("; %d telemetry payloads dropped, so it may be short", u.Dropped)
+	}
+	return Clean(s + ")")
 }
 
 // Exit says how an ended child's process ended: its code, its signal, or

@@ -1,6 +1,8 @@
 package view
 
 import (
+	"bytes"
+
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
@@ -94,7 +96,9 @@ func (h *History) record(ev *event.Event, line int64, res projection.Result, cha
 			e.Details = nil
 		}
 		h.kept++
-		if ev.Kind == event.KindDiagnostic {
+		if ev.Kind == event.KindDiagnostic && !bytes.Contains(ev.Details, []byte(`"agentUsage"`)) {
+			// (an agent's running totals are shown as its usage, not
+			// among the diagnostics)
 			d := *e
 			d.Details = append([]byte(nil), e.Details...)
 			h.diags[h.nDiags%RecentDiagnostics] = d
