@@ -67,14 +67,14 @@ type TerminalMembers struct {
 // AgentEvent is the details of every event an agent source writes for a
 // session or sub-agent.
 type AgentEvent struct {
-	Agent         string         `json:"agent,omitempty"` // created: the source
-	AgentID       string         `json:"agentId,omitempty"`
-	AgentType     string         `json:"agentType,omitempty"`
-	Claim         string         `json:"claim,omitempty"` // terminal
+	Agent     string `json:"agent,omitempty"` // created: the source
+	AgentID   string `json:"agentId,omitempty"`
+	AgentType string `json:"agentType,omitempty"`
+	Claim     string `json:"claim,omitempty"` // terminal
 	// Decision is who decided a tool call's permission, and how, as the
 	// agent reported it (its telemetry).
-	Decision *AgentDecision `json:"decision,omitempty"`
-	Evidence string         `json:"evidence,omitempty"`
+	Decision      *AgentDecision `json:"decision,omitempty"`
+	Evidence      string         `json:"evidence,omitempty"`
 	Limits        string         `json:"limits,omitempty"`
 	Message       string         `json:"message,omitempty"`
 	Normalization *Normalization `json:"normalization,omitempty"`
