@@ -11,7 +11,9 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/anthropicmock"
+	"github.com/lcwrap/lcwrap/internal/doccapture"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // startInTmux runs argv in the test's tmux, in the project directory with
@@ -42,7 +44,7 @@ func startInTmux(w *world, x *tmux, argv ...string) {
 func TestInteractiveInterrupt(t *testing.T) {
 	w := newWorld(t)
 	x := newTmux(t)
-	startInTmux(w, x, lcwrap(t), "--", "claude", "--permission-mode", "default", "--allowedTools=Bash", anthropicmock.ScenarioSleep+" go")
+	startInTmux(w, x, lcwrap(t), "--child-id", "claude-1", "--", "claude", "--permission-mode", "default", "--allowedTools=Bash", anthropicmock.ScenarioSleep+" go")
 	show := func() string {
 		_, st := sessionStates(w.events())
 		return fmt.Sprintf("session states %v\nscreen:\n%s", st, x.screen())
@@ -97,10 +99,20 @@ func TestInteractiveInterrupt(t *testing.T) {
 	if !found {
 		t.Fatalf("no session in status:\n%s", out)
 	}
-	table, _, _ := w.run(lcwrap(t), "status")
-	if !strings.Contains(table, "waiting:user") {
-		t.Fatalf("status's table does not show the reason:\n%s", table)
+	// The telemetry of the request comes within its export interval (1 s):
+	// status then shows the agent's cost beside the reason.
+	var table string
+	waitFor(t, "the session's cost in status", func() bool {
+		table, _, _ = w.run(lcwrap(t), "status")
+		return strings.Contains(table, "waiting:user") && strings.Contains(table, "≈$")
+	}, func() string { return table })
+	testtool.Need(t, "jq", "apt-get install jq")
+	js, errs, code := w.run("sh", "-c", lcwrap(t)+` status --json | jq '.children[] | select(.source == "claude-code") | {childId, display, waiting, agent}'`)
+	if code != 0 {
+		t.Fatalf("status --json | jq: %d %s", code, errs)
 	}
+	doccapture.Check(t, "../../../docs/agents.md", "agent-interrupted",
+		"$ lcwrap status\n"+table+"$ lcwrap status --json | jq '.children[] | select(.source == \"claude-code\") | {childId, display, waiting, agent}'\n"+js)
 	x.do("send-keys", "-t", "t", "/exit")
 	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.screen(), "/exit") }, show)
 	x.do("send-keys", "-t", "t", "Enter")
