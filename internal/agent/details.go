@@ -424,6 +424,10 @@ type Facts struct {
 	Notification   string `json:"notification,omitempty"`
 	Originator     string `json:"originator,omitempty"`
 	PermissionMode string `json:"permissionMode,omitempty"`
+	// Claude Code's session list (`claude agents`): the session's pid,
+	// and its state beside its status (the two can disagree: both kept).
+	PID   int64  `json:"pid,omitempty"`
+	State string `json:"state,omitempty"`
 	// Codex's turn end: why it ended.
 	Reason string `json:"reason,omitempty"`
 	// Claude Code's pid registry file.
@@ -444,7 +448,7 @@ type Facts struct {
 func (f *Facts) IsZero() bool {
 	return f.BackgroundTasksRunning == 0 && f.CLIVersion == "" && f.Cwd == "" && f.DurationMs == nil &&
 		f.Error == nil && f.ExitCode == nil && !f.Interrupted && f.Kind == "" && f.Model == "" &&
-		f.Notification == "" && f.Originator == "" && f.PermissionMode == "" && f.Reason == "" &&
+		f.Notification == "" && f.Originator == "" && f.PermissionMode == "" && f.PID == 0 && f.State == "" && f.Reason == "" &&
 		f.Registry == "" && f.RolloutProof == nil && f.Status == "" && f.ToolUseID == "" &&
 		f.Transcript == "" && len(f.Usage) == 0 && f.Version == ""
 }
@@ -471,11 +475,13 @@ func (f Facts) AppendDetails(o *event.Object) {
 	o.OptString("notification", f.Notification)
 	o.OptString("originator", f.Originator)
 	o.OptString("permissionMode", f.PermissionMode)
+	o.OptInt("pid", f.PID)
 	o.OptString("reason", f.Reason)
 	o.OptString("registry", f.Registry)
 	if f.RolloutProof != nil {
 		o.Object("rolloutProof", f.RolloutProof)
 	}
+	o.OptString("state", f.State)
 	o.OptString("status", f.Status)
 	o.OptString("toolUseId", f.ToolUseID)
 	o.OptString("transcript", f.Transcript)

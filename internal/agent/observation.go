@@ -76,6 +76,9 @@ type Observation struct {
 	// of a reported error. Both exactly as the agent gave them.
 	Source string
 	Reason string
+	// EndState is the terminal state a SessionEnded observation reports
+	// (failed, cancelled), as the agent said it; empty: completed.
+	EndState event.State
 	// Facts are further details the agent gave (cwd, model, transcript
 	// path), recorded as its report.
 	Facts Facts

@@ -218,6 +218,21 @@ func (t *Tracker) End(p ProcessEnd) *AgentSessions {
 	return &AgentSessions{Sessions: ids, Source: t.cfg.Source, Unattributed: IntMap(t.orphans)}
 }
 
+// EndSession ends one session that its source can no longer follow (its
+// process gone, no longer listed): its open sub-agents and itself become
+// lost with cause, once. Nothing happens for a session not open.
+func (t *Tracker) EndSession(session string, cause AgentEvent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessions[session]
+	if t.ended || s == nil || !s.Current.Open() {
+		return
+	}
+	t.closeAgents(s, cause)
+	t.summary(s)
+	t.write(s.Current, emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: cause})
+}
+
 // --- observations -----------------------------------------------------
 
 func (t *Tracker) apply(o Observation) {
@@ -424,9 +439,12 @@ func (t *Tracker) reportedEnd(c *ChildState, o Observation, note string) {
 	d := evidence(o)
 	d.Claim, d.Reason, d.Note = ClaimAgentReportedEnd, o.Reason, note
 	state := event.StateCompleted
+	if o.EndState.Terminal() {
+		state = o.EndState // failed, cancelled: as the agent reported it
+	}
 	if event.Transition(c.State, state) != nil {
 		state = event.StateLost
-		d.Note = note + "; it was never seen at work (no prompt, tool call or start of work was reported), and the lifecycle has no edge from " + string(c.State) + " to completed"
+		d.Note = note + "; it was never seen at work (no prompt, tool call or start of work was reported), and the lifecycle has no edge from " + string(c.State) + " to " + string(firstSet(string(o.EndState), "completed"))
 	}
 	t.write(c, emit.Spec{Kind: event.KindTerminal, State: state, Details: d})
 }

@@ -24,10 +24,18 @@ const registryPoll = 500 * time.Millisecond
 // process not named claude (unless the user named the agent); an error
 // saying why there is nothing to follow (its start time is not in clock
 // ticks, no registry file proves its session, or a hook the user
-// installed records that session already); an *agent.UnsupportedError
-// for the other shapes (every session of `claude agents` is not followed
-// yet).
-func (Driver) Adopt(_ context.Context, req agent.AdoptRequest) (agent.Adoption, error) {
+// installed records that session already). Every session the registry
+// lists (agent.RegistryTarget) is followed through `claude agents --json`,
+// run again only when the registry's directories change. A server
+// (agent.ServerTarget) is an *agent.UnsupportedError.
+func (Driver) Adopt(ctx context.Context, req agent.AdoptRequest) (agent.Adoption, error) {
+	if rt, ok := req.Target.(agent.RegistryTarget); ok {
+		f, err := adoptRegistry(ctx, req, rt, configDir(), claudeAgents)
+		if err != nil {
+			return nil, err // never a nil *fleet in the interface
+		}
+		return f, nil
+	}
 	t, ok := req.Target.(agent.PIDTarget)
 	if !ok {
 		return nil, agent.NotSupported(Source, req.Target)

@@ -5,9 +5,11 @@
 // transcript's interruption marker (Interruption), and its agent.Driver:
 // for a run lcwrap launches, lcwrap's own hooks and telemetry for that
 // run only, served over HTTP on 127.0.0.1 with a per-run token, plus a
-// command hook for the one event without HTTP hooks (Prepare); an adopted claude followed through its pid registry
-// (Adopt: every session of `claude agents` is not followed yet, and says
-// so); a hook the user installed (Hook). It maps each payload once into
+// command hook for the one event without HTTP hooks (Prepare); an
+// adopted claude followed through its pid registry, and every session
+// `claude agents` lists (ParseAgents, ReadJobState), listed again only
+// when the registry's directories change (Adopt); a hook the user
+// installed (Hook). It maps each payload once into
 // package agent's observations and decodes only the fields it maps:
 // prompts, tool output and messages are never read.
 //

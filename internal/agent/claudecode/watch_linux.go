@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,8 +20,46 @@ import (
 type fileWatch struct {
 	f    *os.File // the inotify descriptor, non-blocking, in the runtime's poller
 	rc   syscall.RawConn
-	base string
+	base string // the file watched ("": any file of the watched directories)
 	buf  []byte
+	// only, for some watched directories (by watch descriptor), are the
+	// names that count there (a parent watched until they exist).
+	only map[int32][]string
+	fd   int
+}
+
+// watchDirs watches dirs for any change of their files, and parent for
+// the creation of those of dirs that do not exist yet (call add again
+// when they do); nil when no watch can be set up.
+func watchDirs(parent string, dirs ...string) *fileWatch {
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), "inotify")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil
+	}
+	w := &fileWatch{f: f, rc: rc, buf: make([]byte, 4096), only: map[int32][]string{}, fd: fd}
+	var names []string
+	for _, d := range dirs {
+		names = append(names, filepath.Base(d))
+	}
+	if wd, err := unix.InotifyAddWatch(fd, parent, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ONLYDIR); err == nil {
+		w.only[int32(wd)] = names
+	}
+	w.add(dirs...)
+	return w
+}
+
+// add watches the dirs that exist (a directory watched already is not
+// watched twice).
+func (w *fileWatch) add(dirs ...string) {
+	for _, d := range dirs {
+		unix.InotifyAddWatch(w.fd, d, fileWatchMask)
+	}
 }
 
 const fileWatchMask = unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
@@ -96,6 +135,7 @@ func (w *fileWatch) wait(stop <-chan struct{}) bool {
 func (w *fileWatch) concerns(b []byte) bool {
 	hit := false
 	for len(b) >= unix.SizeofInotifyEvent {
+		wd := int32(binary.NativeEndian.Uint32(b[0:4]))
 		mask := binary.NativeEndian.Uint32(b[4:8])
 		n := int(binary.NativeEndian.Uint32(b[12:16]))
 		if unix.SizeofInotifyEvent+n > len(b) {
@@ -103,7 +143,11 @@ func (w *fileWatch) concerns(b []byte) bool {
 		}
 		name := strings.TrimRight(string(b[unix.SizeofInotifyEvent:unix.SizeofInotifyEvent+n]), "\x00")
 		b = b[unix.SizeofInotifyEvent+n:]
-		if mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT|unix.IN_Q_OVERFLOW) != 0 || name == w.base {
+		if names, ok := w.only[wd]; ok {
+			hit = hit || slices.Contains(names, name)
+			continue
+		}
+		if mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT|unix.IN_Q_OVERFLOW) != 0 || name == w.base || w.base == "" {
 			hit = true
 		}
 	}

@@ -10,3 +10,7 @@ func watchFile(string) *fileWatch { return nil }
 func (*fileWatch) close() {}
 
 func (*fileWatch) wait(<-chan struct{}) bool { return true }
+
+func watchDirs(string, ...string) *fileWatch { return nil }
+
+func (*fileWatch) add(...string) {}
