@@ -38,6 +38,7 @@ var captured = map[string]string{
 	"adopt-run":                 "examples TestAdoptExample",
 	"agent-waiting":             "examples/agent TestREADMERun",
 	"agent-ended":               "examples/agent TestREADMERun",
+	"agent-interrupted":         "internal/agent/claudecode TestInteractiveInterrupt",
 }
 
 func TestEveryCaptureIsRun(t *testing.T) {

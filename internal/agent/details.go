@@ -43,6 +43,9 @@ const (
 	KeyAgentReport          = "agentReport"
 	KeyAgentSessions        = "agentSessions"
 	KeyHookRequestsRejected = "hookRequestsRejected"
+	// KeyTelemetry counts the agent's telemetry payloads a run read,
+	// dropped (its queue was full) and could not read.
+	KeyTelemetry = "agentTelemetry"
 )
 
 // CreatedMembers are the agent members of a launched process's created
@@ -58,15 +61,19 @@ type TerminalMembers struct {
 	AgentReport          *AgentReport       `json:"agentReport,omitempty"`
 	AgentSessions        *AgentSessions     `json:"agentSessions,omitempty"`
 	HookRequestsRejected IntMap             `json:"hookRequestsRejected,omitempty"`
+	AgentTelemetry       IntMap             `json:"agentTelemetry,omitempty"`
 }
 
 // AgentEvent is the details of every event an agent source writes for a
 // session or sub-agent.
 type AgentEvent struct {
-	Agent         string         `json:"agent,omitempty"` // created: the source
-	AgentID       string         `json:"agentId,omitempty"`
-	AgentType     string         `json:"agentType,omitempty"`
-	Claim         string         `json:"claim,omitempty"` // terminal
+	Agent     string `json:"agent,omitempty"` // created: the source
+	AgentID   string `json:"agentId,omitempty"`
+	AgentType string `json:"agentType,omitempty"`
+	Claim     string `json:"claim,omitempty"` // terminal
+	// Decision is who decided a tool call's permission, and how, as the
+	// agent reported it (its telemetry).
+	Decision      *AgentDecision `json:"decision,omitempty"`
 	Evidence      string         `json:"evidence,omitempty"`
 	Limits        string         `json:"limits,omitempty"`
 	Message       string         `json:"message,omitempty"`
@@ -82,7 +89,10 @@ type AgentEvent struct {
 	SessionID     string `json:"sessionId,omitempty"`
 	SessionSource string `json:"sessionSource,omitempty"`
 	Tool          string `json:"tool,omitempty"`
-	WaitingFor    string `json:"waitingFor,omitempty"`
+	// Usage is the agent's own running totals of its model requests for
+	// this session or sub-agent (its telemetry): its estimate.
+	Usage      *AgentTotals `json:"agentUsage,omitempty"`
+	WaitingFor string       `json:"waitingFor,omitempty"`
 	// Wrapper is, in a created event, the lcwrap process that owns the
 	// child's events (the wrapper of a run it launched): its lifecycle
 	// source, checked by reconciliation like a launched child's.
@@ -95,6 +105,9 @@ func (d AgentEvent) AppendDetails(o *event.Object) {
 	o.OptString("agentId", d.AgentID)
 	o.OptString("agentType", d.AgentType)
 	o.OptString("claim", d.Claim)
+	if d.Decision != nil {
+		o.Object("decision", d.Decision)
+	}
 	o.OptString("evidence", d.Evidence)
 	o.OptString("limits", d.Limits)
 	o.OptString("message", d.Message)
@@ -114,10 +127,64 @@ func (d AgentEvent) AppendDetails(o *event.Object) {
 	o.OptString("sessionId", d.SessionID)
 	o.OptString("sessionSource", d.SessionSource)
 	o.OptString("tool", d.Tool)
+	if d.Usage != nil {
+		o.Object("agentUsage", d.Usage)
+	}
 	o.OptString("waitingFor", d.WaitingFor)
 	if d.Wrapper != nil {
 		o.Identity("wrapper", *d.Wrapper)
 	}
+}
+
+// AgentTotals are an agent's running totals of its model requests for
+// one session or sub-agent, as its own telemetry reported them (Claude
+// Code's claude_code.api_request): requests, tokens by kind, and its cost
+// estimate in US dollars. They are the agent's report (ReportedBy, Via),
+// never lcwrap's measurement; Dropped counts telemetry payloads lcwrap
+// could not take (its queue was full), so the totals may be short.
+type AgentTotals struct {
+	CacheCreation int64   `json:"cacheCreation"`
+	CacheRead     int64   `json:"cacheRead"`
+	CostUSD       float64 `json:"costUsd"`
+	Dropped       int64   `json:"dropped,omitempty"`
+	Input         int64   `json:"input"`
+	Model         string  `json:"model,omitempty"`
+	Output        int64   `json:"output"`
+	ReportedBy    string  `json:"reportedBy"`
+	Requests      int64   `json:"requests"`
+	Via           string  `json:"via"`
+}
+
+// AppendDetails implements event.Details.
+func (d AgentTotals) AppendDetails(o *event.Object) {
+	o.Int("cacheCreation", d.CacheCreation)
+	o.Int("cacheRead", d.CacheRead)
+	o.Float("costUsd", d.CostUSD)
+	o.OptInt("dropped", d.Dropped)
+	o.Int("input", d.Input)
+	o.OptString("model", d.Model)
+	o.Int("output", d.Output)
+	o.String("reportedBy", d.ReportedBy)
+	o.Int("requests", d.Requests)
+	o.String("via", d.Via)
+}
+
+// AgentDecision is a tool call's permission decision as the agent
+// reported it: Decision ("accept", "reject"), Source (who: "user",
+// "config", "hook", as the agent names them), the tool and its call id.
+type AgentDecision struct {
+	Decision  string `json:"decision"`
+	Source    string `json:"source"`
+	Tool      string `json:"tool,omitempty"`
+	ToolUseID string `json:"toolUseId,omitempty"`
+}
+
+// AppendDetails implements event.Details.
+func (d AgentDecision) AppendDetails(o *event.Object) {
+	o.String("decision", d.Decision)
+	o.String("source", d.Source)
+	o.OptString("tool", d.Tool)
+	o.OptString("toolUseId", d.ToolUseID)
 }
 
 // Normalization counts native payloads that became no event: the first
@@ -186,6 +253,11 @@ type AgentLaunch struct {
 	// argument that was replaced by the same value with lcwrap's part
 	// merged in (Claude Code's --settings).
 	MergedAt int64 `json:"mergedAt,omitempty"`
+	// TraceID is the W3C trace id the agent was given in TRACEPARENT
+	// (TraceFrom: "lcwrap", a new trace for this run, or "user", the
+	// caller's own TRACEPARENT passed on as the parent).
+	TraceID   string `json:"traceId,omitempty"`
+	TraceFrom string `json:"traceFrom,omitempty"`
 }
 
 // UnmarshalJSON reads an agent member: the object, or the bare agent name
@@ -212,6 +284,8 @@ func (d AgentLaunch) AppendDetails(o *event.Object) {
 		o.Strings("evidence", d.Evidence)
 	}
 	o.OptInt("mergedAt", d.MergedAt)
+	o.OptString("traceFrom", d.TraceFrom)
+	o.OptString("traceId", d.TraceID)
 }
 
 // AgentSessions is the "agentSessions" member of a launched process's
@@ -350,6 +424,10 @@ type Facts struct {
 	Notification   string `json:"notification,omitempty"`
 	Originator     string `json:"originator,omitempty"`
 	PermissionMode string `json:"permissionMode,omitempty"`
+	// Claude Code's session list (`claude agents`): the session's pid,
+	// and its state beside its status (the two can disagree: both kept).
+	PID   int64  `json:"pid,omitempty"`
+	State string `json:"state,omitempty"`
 	// Codex's turn end: why it ended.
 	Reason string `json:"reason,omitempty"`
 	// Claude Code's pid registry file.
@@ -370,7 +448,7 @@ type Facts struct {
 func (f *Facts) IsZero() bool {
 	return f.BackgroundTasksRunning == 0 && f.CLIVersion == "" && f.Cwd == "" && f.DurationMs == nil &&
 		f.Error == nil && f.ExitCode == nil && !f.Interrupted && f.Kind == "" && f.Model == "" &&
-		f.Notification == "" && f.Originator == "" && f.PermissionMode == "" && f.Reason == "" &&
+		f.Notification == "" && f.Originator == "" && f.PermissionMode == "" && f.PID == 0 && f.State == "" && f.Reason == "" &&
 		f.Registry == "" && f.RolloutProof == nil && f.Status == "" && f.ToolUseID == "" &&
 		f.Transcript == "" && len(f.Usage) == 0 && f.Version == ""
 }
@@ -397,11 +475,13 @@ func (f Facts) AppendDetails(o *event.Object) {
 	o.OptString("notification", f.Notification)
 	o.OptString("originator", f.Originator)
 	o.OptString("permissionMode", f.PermissionMode)
+	o.OptInt("pid", f.PID)
 	o.OptString("reason", f.Reason)
 	o.OptString("registry", f.Registry)
 	if f.RolloutProof != nil {
 		o.Object("rolloutProof", f.RolloutProof)
 	}
+	o.OptString("state", f.State)
 	o.OptString("status", f.Status)
 	o.OptString("toolUseId", f.ToolUseID)
 	o.OptString("transcript", f.Transcript)

@@ -44,6 +44,10 @@ const (
 	SubagentStopped Kind = "subagent-stopped"
 	// SessionEnded: the agent says the session ended (Reason as given).
 	SessionEnded Kind = "session-ended"
+	// UsageReported: the agent's running totals of its model requests for
+	// the session or sub-agent (Usage); a diagnostic, never a state, and
+	// recorded after the child's end too (telemetry is flushed last).
+	UsageReported Kind = "usage-reported"
 )
 
 // Observation is one fact from an agent's own evidence, already cut down
@@ -72,9 +76,16 @@ type Observation struct {
 	// of a reported error. Both exactly as the agent gave them.
 	Source string
 	Reason string
+	// EndState is the terminal state a SessionEnded observation reports
+	// (failed, cancelled), as the agent said it; empty: completed.
+	EndState event.State
 	// Facts are further details the agent gave (cwd, model, transcript
 	// path), recorded as its report.
 	Facts Facts
+	// Usage is an UsageReported observation's totals; Decision, on any
+	// observation, a permission decision the agent reported.
+	Usage    *AgentTotals
+	Decision *AgentDecision
 	// At is when the observation was made (zero: now).
 	At time.Time
 }

@@ -117,6 +117,17 @@ func (t *Tracker) State(session string) *SessionState {
 	return t.sessions[session]
 }
 
+// Current returns the state of session's current lifecycle ("" when it
+// has none).
+func (t *Tracker) Current(session string) event.State {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.sessions[session]; s != nil && s.Current != nil {
+		return s.Current.State
+	}
+	return ""
+}
+
 // Errors returns the events that could not be made (bugs: every event is
 // validated before it is written).
 func (t *Tracker) Errors() []error {
@@ -209,6 +220,21 @@ func (t *Tracker) End(p ProcessEnd) *AgentSessions {
 	return &AgentSessions{Sessions: ids, Source: t.cfg.Source, Unattributed: IntMap(t.orphans)}
 }
 
+// EndSession ends one session that its source can no longer follow (its
+// process gone, no longer listed): its open sub-agents and itself become
+// lost with cause, once. Nothing happens for a session not open.
+func (t *Tracker) EndSession(session string, cause AgentEvent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessions[session]
+	if t.ended || s == nil || !s.Current.Open() {
+		return
+	}
+	t.closeAgents(s, cause)
+	t.summary(s)
+	t.write(s.Current, emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: cause})
+}
+
 // --- observations -----------------------------------------------------
 
 func (t *Tracker) apply(o Observation) {
@@ -217,6 +243,10 @@ func (t *Tracker) apply(o Observation) {
 		s = &SessionState{Session: o.Session}
 		t.sessions[o.Session] = s
 		t.order = append(t.order, o.Session)
+	}
+	if o.Kind == UsageReported {
+		t.usage(s, o)
+		return
 	}
 	late := o.Kind != SessionStarted && o.Kind != SessionEnded && (o.Kind != SubagentStopped || s.Agents[o.Agent] == nil)
 	if s.Current != nil && !s.Current.Open() && late {
@@ -268,6 +298,25 @@ func (t *Tracker) apply(o Observation) {
 	default:
 		t.count(o.Session, "unrecognized:"+cutKind(string(o.Kind)))
 	}
+}
+
+// usage records the agent's running totals on the sub-agent or session
+// they are about, as a diagnostic (never a state), ended or not; totals
+// for a session not seen yet are counted, never a guessed session (the
+// next totals carry them).
+func (t *Tracker) usage(s *SessionState, o Observation) {
+	c := s.Current
+	if o.Agent != "" {
+		c = s.Agents[o.Agent] // a sub-agent's totals are never put on its session
+	}
+	if c == nil || o.Usage == nil {
+		t.count(o.Session, "ignored:telemetry for a session not seen yet")
+		return
+	}
+	d := evidence(o)
+	d.Usage = o.Usage
+	d.Message = "the agent's own running totals of its model requests (its estimate)"
+	t.write(c, emit.Spec{Kind: event.KindDiagnostic, Details: d})
 }
 
 // open starts a new lifecycle of the session: created, then starting.
@@ -392,9 +441,12 @@ func (t *Tracker) reportedEnd(c *ChildState, o Observation, note string) {
 	d := evidence(o)
 	d.Claim, d.Reason, d.Note = ClaimAgentReportedEnd, o.Reason, note
 	state := event.StateCompleted
+	if o.EndState.Terminal() {
+		state = o.EndState // failed, cancelled: as the agent reported it
+	}
 	if event.Transition(c.State, state) != nil {
 		state = event.StateLost
-		d.Note = note + "; it was never seen at work (no prompt, tool call or start of work was reported), and the lifecycle has no edge from " + string(c.State) + " to completed"
+		d.Note = note + "; it was never seen at work (no prompt, tool call or start of work was reported), and the lifecycle has no edge from " + string(c.State) + " to " + string(cmp.Or(string(o.EndState), "completed"))
 	}
 	t.write(c, emit.Spec{Kind: event.KindTerminal, State: state, Details: d})
 }
@@ -554,7 +606,7 @@ func hashKey(id string) string {
 
 // evidence is the details every event of an observation starts from.
 func evidence(o Observation) AgentEvent {
-	d := AgentEvent{Evidence: o.Native}
+	d := AgentEvent{Evidence: o.Native, Decision: o.Decision}
 	if !o.Facts.IsZero() {
 		f := o.Facts
 		d.Reported = &f

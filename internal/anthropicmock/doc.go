@@ -9,6 +9,8 @@
 //     sub-agent (whose own requests carry "lcwrap-subagent-task" and get a
 //     short answer), then a short answer;
 //   - "lcwrap-scenario:both": Bash, then Agent, then a short answer;
+//   - "lcwrap-scenario:sleep": a Bash call that sleeps a minute, then a
+//     short answer;
 //   - anything else, and every request without tools (titles, summaries):
 //     a short answer.
 //

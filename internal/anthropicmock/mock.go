@@ -16,9 +16,17 @@ const (
 	ScenarioBash  = "lcwrap-scenario:bash"
 	ScenarioAgent = "lcwrap-scenario:agent"
 	ScenarioBoth  = "lcwrap-scenario:both"
+	// ScenarioSleep is a Bash tool call that takes a minute (SleepCommand),
+	// for a test that interrupts it.
+	ScenarioSleep = "lcwrap-scenario:sleep"
 	SubagentTask  = "lcwrap-subagent-task"
 	// BashCommand is what the Bash tool call runs.
 	BashCommand = "echo lcwrap-mock-ok > lcwrap-mock.txt"
+	// SleepCommand is what the Bash call of ScenarioSleep runs.
+	SleepCommand = "timeout 60 tail -f /dev/null"
+	// InputTokens and OutputTokens are the usage every answer reports.
+	InputTokens  = 12
+	OutputTokens = 6
 	// FinalText is the last answer of every scenario.
 	FinalText = "lcwrap mock: all done."
 )
@@ -124,6 +132,7 @@ type step struct {
 var (
 	bashStep  = step{tool: "Bash", input: `{"command":"` + BashCommand + `","description":"Print a marker"}`}
 	agentStep = step{tool: "Agent", input: `{"subagent_type":"Explore","description":"Look around","prompt":"` + SubagentTask + `: say hello"}`}
+	sleepStep = step{tool: "Bash", input: `{"command":"` + SleepCommand + `","description":"Wait a minute"}`}
 	finalStep = step{text: FinalText}
 )
 
@@ -136,6 +145,8 @@ func (s *Server) script(r *request) step {
 	switch {
 	case strings.Contains(text, ScenarioBoth):
 		steps = []step{bashStep, agentStep}
+	case strings.Contains(text, ScenarioSleep):
+		steps = []step{sleepStep}
 	case strings.Contains(text, ScenarioBash):
 		steps = []step{bashStep}
 	case strings.Contains(text, ScenarioAgent):
@@ -175,7 +186,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	msgID := fmt.Sprintf("msg_mock%04d", id)
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":%q,"type":"message","role":"assistant","model":%q,"content":[%s],"stop_reason":%q,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":6}}`, msgID, model, content, stop)
+		fmt.Fprintf(w, `{"id":%q,"type":"message","role":"assistant","model":%q,"content":[%s],"stop_reason":%q,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":%d}}`, msgID, model, content, stop, InputTokens, OutputTokens)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -187,7 +198,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
-	ev("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":%q,"type":"message","role":"assistant","model":%q,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":12,"output_tokens":1}}}`, msgID, model))
+	ev("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":%q,"type":"message","role":"assistant","model":%q,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"output_tokens":1}}}`, msgID, model, InputTokens))
 	if st.tool != "" {
 		ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_mock%04d","name":%q,"input":{}}}`, id, st.tool))
 		b, _ := json.Marshal(st.input)
@@ -198,6 +209,6 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+string(b)+`}}`)
 	}
 	ev("content_block_stop", `{"type":"content_block_stop","index":0}`)
-	ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":6}}`, stop))
+	ev("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d}}`, stop, OutputTokens))
 	ev("message_stop", `{"type":"message_stop"}`)
 }

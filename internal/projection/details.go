@@ -18,9 +18,35 @@ type facts struct {
 	Observation         string
 
 	Child        *event.Identity
+	Wait         *waitFacts // a state change's waiting reason and evidence
 	Exit         *event.Exit
 	ChildProcess *ProcessCheck
 	Omission     *OmissionRecord
+	Usage        *Usage // an agent's running totals of its model requests
+}
+
+// usageFacts is the member of an agent's diagnostic that carries its
+// running totals (details.agentUsage).
+type usageFacts struct {
+	Usage *Usage `json:"agentUsage"`
+}
+
+// Usage is an agent's own running totals of its model requests for a
+// session or sub-agent, as its telemetry reported them: its estimate,
+// attributed (ReportedBy, Via), never lcwrap's measurement. Dropped counts
+// telemetry payloads lcwrap could not take, so the totals may be short.
+type Usage struct {
+	Requests      int64   `json:"requests"`
+	Input         int64   `json:"input"`
+	Output        int64   `json:"output"`
+	CacheRead     int64   `json:"cacheRead"`
+	CacheCreation int64   `json:"cacheCreation"`
+	CostUSD       float64 `json:"costUsd"`
+	Model         string  `json:"model,omitempty"`
+	Dropped       int64   `json:"dropped,omitempty"`
+	ReportedBy    string  `json:"reportedBy"`
+	Via           string  `json:"via"`
+	ObservedAt    string  `json:"observedAt"`
 }
 
 // Exit is how a process ended, as a view reports it: a code, a signal, or
@@ -69,16 +95,34 @@ func readFacts(ev *event.Event) *facts {
 			Wrapper: launched.Wrapper, Process: adopted.Identity(), Observation: adopted.Observation}
 	case event.KindStateChanged:
 		if d, ok := event.DecodeDetails[event.StateChanged](ev.Details); ok {
-			return &facts{Child: d.Child}
+			f := &facts{Child: d.Child}
+			if ev.State == event.StateWaiting {
+				if w, ok := event.DecodeDetails[waitFacts](ev.Details); ok {
+					f.Wait = &w
+				}
+			}
+			return f
 		}
 	case event.KindTerminal:
 		if d, ok := event.DecodeDetails[event.Terminal](ev.Details); ok {
 			return &facts{Exit: d.Exit, ChildProcess: d.ChildProcess}
 		}
 	case event.KindDiagnostic:
-		if d, ok := event.DecodeDetails[event.OmissionDiagnostic](ev.Details); ok {
+		if d, ok := event.DecodeDetails[event.OmissionDiagnostic](ev.Details); ok && d.Omission != nil {
 			return &facts{Omission: d.Omission}
+		}
+		if d, ok := event.DecodeDetails[usageFacts](ev.Details); ok && d.Usage != nil {
+			return &facts{Usage: d.Usage}
 		}
 	}
 	return nil
+}
+
+// waitFacts are what a waiting state's details say of the wait: its
+// reason (details.waitingFor, from the one vocabulary of event.WaitReason)
+// and the evidence that opened it (details.evidence: an agent's hook, a
+// transcript line). Both are read as written; neither is required.
+type waitFacts struct {
+	WaitingFor string `json:"waitingFor"`
+	Evidence   string `json:"evidence"`
 }

@@ -91,6 +91,10 @@ type child struct {
 	wrapper     *event.Identity // launched: the lcwrap process
 	process     *event.Identity // adopted: the observed process
 	observed    bool            // a PID-only child: presence, never state
+	agent       bool            // an agent's session or sub-agent (its events are the agent's reports)
+	wait        *waitFacts      // why it waits, while its state is waiting
+	usage       *Usage          // the agent's newest running totals
+	usageKey    order
 	childProc   *event.Identity // launched: the started process
 	childStatus *ProcessCheck   // from a lost event: was the child's process still there
 
@@ -279,6 +283,13 @@ func (c *child) apply(ev *event.Event, h uint64) Outcome {
 		if f != nil && f.Omission != nil {
 			c.recordOmission(*f.Omission)
 		}
+		if f != nil && f.Usage != nil {
+			if k := (order{at, ev.Source, ev.SourceEpoch, seq}); c.usage == nil || k.after(c.usageKey) {
+				u := *f.Usage
+				u.ObservedAt = ev.ObservedAt
+				c.usage, c.usageKey = &u, k
+			}
+		}
 		return out
 	case event.KindCreated:
 		if !c.created {
@@ -289,6 +300,7 @@ func (c *child) apply(ev *event.Event, h uint64) Outcome {
 				c.wrapper = f.Wrapper
 				c.process = f.Process
 				c.observed = f.Observation == "process-presence"
+				c.agent = f.Observation == "agent-report"
 			}
 		}
 	case event.KindStateChanged:
@@ -326,6 +338,10 @@ func (c *child) apply(ev *event.Event, h uint64) Outcome {
 		return out
 	}
 	c.state, c.stateAt = ev.State, at
+	c.wait = nil
+	if ev.State == event.StateWaiting && f != nil {
+		c.wait = f.Wait
+	}
 	if sequenced {
 		sp.hasState, sp.stateSeq = true, seq
 	}

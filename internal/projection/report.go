@@ -83,6 +83,34 @@ type ChildView struct {
 	Omission        *OmissionRecord `json:"omission,omitempty"`
 	Corrections     int             `json:"corrections"`
 	Diagnostics     Counts          `json:"diagnostics"`
+	// Waiting says why a waiting child waits, as its waiting event said
+	// (nil when the child does not wait, or its event gave no reason nor
+	// evidence).
+	Waiting *Waiting `json:"waiting,omitempty"`
+	// Agent is set for an agent's session or sub-agent (its created event
+	// says observation "agent-report"): what its evidence says beyond the
+	// state, attributed to the agent.
+	Agent *AgentView `json:"agent,omitempty"`
+}
+
+// Waiting is one waiting episode as far as it is open: its typed reason
+// (event.ParseWaitReason: a value outside the vocabulary is "other", and
+// Raw keeps it), the evidence that opened it, and since when.
+type Waiting struct {
+	Reason   event.WaitReason `json:"reason,omitempty"`
+	Raw      string           `json:"raw,omitempty"`
+	Evidence string           `json:"evidence,omitempty"`
+	Since    string           `json:"since"`
+}
+
+// AgentView is what a reader shows of an agent's session or sub-agent
+// beyond its state: when the agent last said anything about it (its hooks
+// have no heartbeat, so this is an age, never a freshness verdict).
+type AgentView struct {
+	LastEvidenceAt string `json:"lastEvidenceAt,omitempty"`
+	// Usage is the agent's own running totals of its model requests (its
+	// telemetry), the newest reported; nil when none came.
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // Activity is the newest activity text (by observedAt) and when it was
@@ -234,6 +262,24 @@ func (c *child) view(now int64) ChildView {
 		if o.last.ConsecutiveMisses > 0 {
 			rec := o.last
 			v.Omission = &rec
+		}
+	}
+	if c.state == event.StateWaiting && c.wait != nil && (c.wait.WaitingFor != "" || c.wait.Evidence != "") {
+		w := &Waiting{Reason: event.ParseWaitReason(c.wait.WaitingFor), Evidence: redact.Text(c.wait.Evidence), Since: stamp(c.stateAt)}
+		if string(w.Reason) != c.wait.WaitingFor {
+			w.Raw = redact.Text(c.wait.WaitingFor)
+		}
+		v.Waiting = w
+	}
+	if c.agent {
+		v.Agent = &AgentView{}
+		if c.origin != nil {
+			v.Agent.LastEvidenceAt = stamp(c.origin.lastAt)
+		}
+		if c.usage != nil {
+			u := *c.usage
+			u.Model, u.ReportedBy, u.Via = redact.Text(u.Model), redact.Text(u.ReportedBy), redact.Text(u.Via)
+			v.Agent.Usage = &u
 		}
 	}
 	v.StaleReason = c.staleReason(now)

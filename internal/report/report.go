@@ -220,8 +220,8 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 				continue
 			}
 			x0, x1 := x(s.from), x(s.to)
-			fmt.Fprintf(b, "<rect x=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\"><title>%s %s → %s</title></rect>",
-				x0, max(x1-x0, 1.5), stateFill[s.state], esc(s.state), esc(stampMs(s.from)), esc(stampMs(s.to)))
+			fmt.Fprintf(b, "<rect x=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\"><title>%s%s %s → %s%s</title></rect>",
+				x0, max(x1-x0, 1.5), stateFill[s.state], esc(s.state), esc(s.why()), esc(stampMs(s.from)), esc(stampMs(s.to)), esc(s.evidence()))
 		}
 		for _, s := range staleSpans(r.Node, nowMs) {
 			if s.To <= t0 || s.From >= t1 {
@@ -270,6 +270,32 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 type seg struct {
 	from, to int64
 	state    string
+	// reason is a waiting segment's reason as written; opened and closed
+	// name the evidence of the events that began and ended it.
+	reason, opened, closed string
+}
+
+// why is a waiting segment's typed reason: " for permission".
+func (s seg) why() string {
+	if s.state != string(event.StateWaiting) || s.reason == "" {
+		return ""
+	}
+	return " for " + string(event.ParseWaitReason(s.reason))
+}
+
+// evidence names what opened and closed the segment, when recorded.
+func (s seg) evidence() string {
+	var p []string
+	if s.opened != "" {
+		p = append(p, "opened by "+view.Shorten(s.opened, 60))
+	}
+	if s.closed != "" {
+		p = append(p, "closed by "+view.Shorten(s.closed, 60))
+	}
+	if len(p) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(p, ", ") + ")"
 }
 
 // segments are the child's states over [start, end]: its state segments,
@@ -290,14 +316,18 @@ func segments(n *view.Node, start, end int64) []seg {
 		if st == "created" && view.Adopted(v) {
 			st = "observed"
 		}
-		out = append(out, seg{max(s.At, start), to, st})
+		sg := seg{from: max(s.At, start), to: to, state: st, reason: s.Reason, opened: s.Evidence}
+		if i+1 < len(segs) {
+			sg.closed = segs[i+1].Evidence
+		}
+		out = append(out, sg)
 	}
 	if len(out) == 0 || out[0].from > start {
 		first := v.Display
 		if len(out) > 0 {
 			first = "unknown" // before its first state event, nothing said
 		}
-		out = append([]seg{{start, end, first}}, out...)
+		out = append([]seg{{from: start, to: end, state: first}}, out...)
 		if len(out) > 1 {
 			out[0].to = out[1].from
 		}

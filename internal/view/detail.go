@@ -36,11 +36,20 @@ func Detail(n *Node, now time.Time) []string {
 	if v.Heartbeat != nil {
 		hb = fmt.Sprintf("heartbeat every %s, stale after %s of silence", Elapsed(v.Heartbeat.IntervalMs), Elapsed(v.Heartbeat.DeadlineMs))
 	}
+	if v.Heartbeat == nil && agentEvidence(v) > 0 {
+		hb = "the agent's reports have no heartbeat: this is how long ago it last reported anything, not a verdict"
+	}
 	add("Freshness %s  (%s)", fresh, hb)
+	if w := WaitText(v, now); w != "" {
+		add("Waiting   %s", w)
+	}
 	if v.Stale {
 		add("          stale (%s): stale is not lost; 'lcwrap status --reconcile' checks the process", v.StaleReason)
 	}
 	add("Activity  %s", Activity(v))
+	if u := UsageText(v); u != "" {
+		add("Usage     %s", u)
+	}
 	if v.Ended() {
 		add("Exit      %s  (ended %s by %s; how the process ended, not whether its task succeeded)", Exit(v), orDash(v.EndedAt), orDash(v.EndedBy))
 		if r := agentReport(n); r != "" {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -38,7 +39,22 @@ func Fresh(v *projection.ChildView, now time.Time) (string, bool) {
 	if stale {
 		return "stale", true
 	}
+	if last := agentEvidence(v); last > 0 {
+		// An agent's reports carry no heartbeat: how long it has said
+		// nothing is shown, never judged.
+		return Ago(now.UnixMilli()-last) + " ago", false
+	}
 	return "—", false
+}
+
+// agentEvidence is when the agent last reported anything about an agent
+// child that has not ended and declares no heartbeat (unix ms; 0 when that
+// is not so or not known).
+func agentEvidence(v *projection.ChildView) int64 {
+	if v.Agent == nil || v.Heartbeat != nil || v.Ended() {
+		return 0
+	}
+	return at(v.Agent.LastEvidenceAt)
 }
 
 // Ago formats a duration in its largest whole unit: <1s, 3s, 2m, 5h, 3d.
@@ -138,6 +154,9 @@ func NextChange(v *projection.ChildView, now time.Time) time.Time {
 		if from != 0 {
 			soonest(from + nextStep(nowMs-from, elapsedSteps))
 		}
+		if last := agentEvidence(v); last > 0 {
+			soonest(last + nextStep(nowMs-last, agoSteps))
+		}
 		if hb := v.Heartbeat; hb != nil {
 			last := at(hb.LastEvidenceAt)
 			soonest(last + nextStep(nowMs-last, agoSteps))
@@ -182,10 +201,42 @@ func nextStep(ms int64, steps []step) int64 {
 
 // StateText is the displayed state, marked * when provisional.
 func StateText(v *projection.ChildView) string {
-	if v.Provisional {
-		return v.Display + "*"
+	s := v.Display
+	if w := v.Waiting; w != nil && w.Reason != "" && s == string(event.StateWaiting) {
+		s += ":" + string(w.Reason) // the typed reason: one vocabulary for every source
 	}
-	return v.Display
+	if v.Provisional {
+		return s + "*"
+	}
+	return s
+}
+
+// WaitText says why a waiting child waits and what says so: "for
+// permission (PermissionRequest, 12s)"; "" when it does not wait or
+// nothing was recorded.
+func WaitText(v *projection.ChildView, now time.Time) string {
+	w := v.Waiting
+	if w == nil {
+		return ""
+	}
+	s := "for " + string(w.Reason)
+	switch {
+	case w.Reason == "":
+		s = "no reason recorded"
+	case w.Raw != "":
+		s += " (\"" + Shorten(w.Raw, 40) + "\" as written)"
+	}
+	var what []string
+	if w.Evidence != "" {
+		what = append(what, "opened by "+Shorten(w.Evidence, 60))
+	}
+	if ms := at(w.Since); ms > 0 {
+		what = append(what, "since "+Ago(now.UnixMilli()-ms)+" ago")
+	}
+	if len(what) > 0 {
+		s += " (" + strings.Join(what, ", ") + ")"
+	}
+	return termtext.Clean(s)
 }
 
 // Activity is the newest activity, or the note that a lost child's own
@@ -194,10 +245,41 @@ func Activity(v *projection.ChildView) string {
 	if cp := v.ChildProcess; cp != nil && cp.Status == event.Alive.String() {
 		return "pid " + strconv.Itoa(cp.Identity.PID) + " still present"
 	}
-	if v.Activity == nil {
-		return "—"
+	text := "—"
+	if v.Activity != nil {
+		text = termtext.Clean(redact.Text(v.Activity.Text))
 	}
-	return termtext.Clean(redact.Text(v.Activity.Text))
+	if c := Cost(v); c != "" {
+		text = c + " · " + text // first, so that a narrow column keeps it
+	}
+	return text
+}
+
+// Cost is an agent child's cost so far as the agent estimates it
+// ("≈$0.0123"), or "" when it reported none.
+func Cost(v *projection.ChildView) string {
+	if v.Agent == nil || v.Agent.Usage == nil {
+		return ""
+	}
+	return "≈$" + strconv.FormatFloat(v.Agent.Usage.CostUSD, 'f', 4, 64)
+}
+
+// UsageText is an agent child's running totals in one line, attributed:
+// "3 requests · 36 in / 18 out tokens · cache 0 read, 0 written ·
+// ≈$0.0005 (the agent's own estimate: claude-code via OTLP …)".
+func UsageText(v *projection.ChildView) string {
+	if v.Agent == nil || v.Agent.Usage == nil {
+		return ""
+	}
+	u := v.Agent.Usage
+	s := fmt.Sprintf("%d requests · %d in / %d out tokens · cache %d read, %d written · %s (the agent's own estimate: %s via %s", u.Requests, u.Input, u.Output, u.CacheRead, u.CacheCreation, Cost(v), u.ReportedBy, u.Via)
+	if u.Model != "" {
+		s += "; model " + u.Model
+	}
+	if u.Dropped > 0 {
+		s += fmt.Sprintf("; %d telemetry payloads dropped, so it may be short", u.Dropped)
+	}
+	return termtext.Clean(s + ")")
 }
 
 // Exit says how an ended child's process ended: its code, its signal, or

@@ -1,6 +1,8 @@
 package view
 
 import (
+	"bytes"
+
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
 )
@@ -30,10 +32,15 @@ type Event struct {
 	Result     projection.Result
 }
 
-// Segment is the state a child entered at At (unix ms).
+// Segment is the state a child entered at At (unix ms), with the
+// evidence its event named (details.evidence) and, for a waiting state,
+// its reason as written (details.waitingFor): a waiting episode is opened
+// by its segment's evidence and closed by the next segment's.
 type Segment struct {
-	At    int64
-	State string
+	At       int64
+	State    string
+	Reason   string
+	Evidence string
 }
 
 // Span is a stretch of time, unix ms.
@@ -89,7 +96,9 @@ func (h *History) record(ev *event.Event, line int64, res projection.Result, cha
 			e.Details = nil
 		}
 		h.kept++
-		if ev.Kind == event.KindDiagnostic {
+		if ev.Kind == event.KindDiagnostic && !bytes.Contains(ev.Details, []byte(`"agentUsage"`)) {
+			// (an agent's running totals are shown as its usage, not
+			// among the diagnostics)
 			d := *e
 			d.Details = append([]byte(nil), e.Details...)
 			h.diags[h.nDiags%RecentDiagnostics] = d
@@ -105,7 +114,16 @@ func (h *History) record(ev *event.Event, line int64, res projection.Result, cha
 	}
 	ms := projection.Millis(ev.ObservedAt)
 	if changed {
-		h.addSegment(Segment{ms, string(ev.State)})
+		seg := Segment{At: ms, State: string(ev.State)}
+		if len(ev.Details) > 0 {
+			if d, ok := event.DecodeDetails[segmentFacts](ev.Details); ok {
+				seg.Evidence = d.Evidence
+				if ev.State == event.StateWaiting {
+					seg.Reason = d.WaitingFor
+				}
+			}
+		}
+		h.addSegment(seg)
 	}
 	if tracked {
 		if h.lastOrigin > 0 && ms-h.lastOrigin > h.deadlineMs {
@@ -147,4 +165,11 @@ func (h *History) track(v *projection.ChildView) {
 	}
 	h.originSource, h.originEpoch, h.deadlineMs = v.Source, v.SourceEpoch, v.Heartbeat.DeadlineMs
 	h.lastOrigin = max(h.lastOrigin, at(v.Heartbeat.LastEvidenceAt))
+}
+
+// segmentFacts are the members of a state change's details a segment
+// keeps (an agent source's; other sources have none).
+type segmentFacts struct {
+	Evidence   string `json:"evidence"`
+	WaitingFor string `json:"waitingFor"`
 }

@@ -36,7 +36,7 @@ const (
 
 var columns = [NumCols]column{
 	ColChild:    {title: "CHILD", max: 40, middle: true},
-	ColState:    {title: "STATE", max: 12},
+	ColState:    {title: "STATE", max: 20},
 	ColUnknown:  {title: "UNK", max: 3},
 	ColActivity: {title: "ACTIVITY", max: 40},
 	ColFresh:    {title: "FRESHNESS", max: 10},

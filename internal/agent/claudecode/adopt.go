@@ -13,20 +13,29 @@ import (
 )
 
 // registryPoll is how often an adopted claude's pid registry is read
-// again.
+// again where its directory cannot be watched (no inotify).
 const registryPoll = 500 * time.Millisecond
 
 // Adopt implements agent.Driver. A process (agent.PIDTarget) is followed
 // through Claude Code's own pid registry, when a file of it proves which
-// session that process runs: read every registryPoll, each change of
-// status recorded. Its outcomes: the Adoption; agent.ErrNotAgent for a
+// session that process runs: read again whenever its directory says it
+// changed (inotify; every registryPoll without it), each change of status
+// recorded. Its outcomes: the Adoption; agent.ErrNotAgent for a
 // process not named claude (unless the user named the agent); an error
 // saying why there is nothing to follow (its start time is not in clock
 // ticks, no registry file proves its session, or a hook the user
-// installed records that session already); an *agent.UnsupportedError
-// for the other shapes (every session of `claude agents` is not followed
-// yet).
-func (Driver) Adopt(_ context.Context, req agent.AdoptRequest) (agent.Adoption, error) {
+// installed records that session already). Every session the registry
+// lists (agent.RegistryTarget) is followed through `claude agents --json`,
+// run again only when the registry's directories change. A server
+// (agent.ServerTarget) is an *agent.UnsupportedError.
+func (Driver) Adopt(ctx context.Context, req agent.AdoptRequest) (agent.Adoption, error) {
+	if rt, ok := req.Target.(agent.RegistryTarget); ok {
+		f, err := adoptRegistry(ctx, req, rt, configDir(), claudeAgents)
+		if err != nil {
+			return nil, err // never a nil *fleet in the interface
+		}
+		return f, nil
+	}
 	t, ok := req.Target.(agent.PIDTarget)
 	if !ok {
 		return nil, agent.NotSupported(Source, req.Target)
@@ -66,25 +75,40 @@ type adopted struct {
 	once    sync.Once
 }
 
-// follow reads the registry again until stopped, recording status changes.
+// follow reads the registry again each time its directory says the file
+// changed (inotify; every registryPoll where there is none), until
+// stopped, recording status changes.
 func (a *adopted) follow() {
 	defer close(a.done)
-	t := time.NewTicker(registryPoll)
-	defer t.Stop()
+	w := watchFile(a.reg.Path)
+	var tick <-chan time.Time
+	if w == nil {
+		t := time.NewTicker(registryPoll)
+		defer t.Stop()
+		tick = t.C
+	} else {
+		defer w.close()
+	}
 	last := a.reg.Status
 	for {
+		// Read first: a change between the adoption's read and the
+		// watch's start is not missed.
+		r, err := ReadRegistry(a.reg.Path)
+		if err == nil && r.PID == a.reg.PID && r.ProcStart == a.reg.ProcStart && r.SessionID == a.reg.SessionID && r.Status != last {
+			last = r.Status
+			a.tracker.Apply(agent.Observe(RegistryObservations(r, false)...))
+		}
+		// (gone — the process is ending — or another's: nothing to follow)
+		if w != nil {
+			if !w.wait(a.stop) {
+				return
+			}
+			continue
+		}
 		select {
 		case <-a.stop:
 			return
-		case <-t.C:
-		}
-		r, err := ReadRegistry(a.reg.Path)
-		if err != nil || r.PID != a.reg.PID || r.ProcStart != a.reg.ProcStart || r.SessionID != a.reg.SessionID {
-			continue // gone (the process is ending) or another's: nothing to follow
-		}
-		if r.Status != last {
-			last = r.Status
-			a.tracker.Apply(agent.Observe(RegistryObservations(r, false)...))
+		case <-tick:
 		}
 	}
 }

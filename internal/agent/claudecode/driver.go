@@ -90,8 +90,26 @@ func (d Driver) Prepare(ctx context.Context, l agent.Launch) (agent.Run, error) 
 		rand.Read(token)
 		tok := hex.EncodeToString(token)
 		r.q = newPayloads(r.Tracker)
-		r.srv = hookhttp.Serve(ln, tok, r.q.put, r.reject)
+		routes := hookhttp.Routes{hookhttp.HookPath: r.q.put}
+		env := environ()
+		own := userOTLP(env)
+		if own == "" {
+			r.tel = newTelemetry(r.Tracker)
+			routes[OTLPPath] = r.tel.put
+		}
+		r.srv = hookhttp.ServeRoutes(ln, tok, routes, r.reject)
 		url := "http://" + r.srv.Addr() + "/hook"
+		if r.tel != nil {
+			c.Env = append(c.Env, telemetryEnv("http://"+r.srv.Addr()+OTLPPath, tok)...)
+			added.Evidence = append(added.Evidence, "telemetry: OTLP logs (http/json) to http://"+r.srv.Addr()+OTLPPath+": the agent's own tokens and cost per request, and who decided each permission")
+		} else {
+			c.Warnings = append(c.Warnings, "you export Claude Code's telemetry yourself ($"+own+"): lcwrap leaves it alone, so this run's cost and permission decisions are unknown to it")
+		}
+		tp, traceID, from, add := traceParent(env)
+		if add {
+			c.Env = append(c.Env, "TRACEPARENT="+tp)
+		}
+		added.TraceID, added.TraceFrom = traceID, from
 		js := InjectedSettings(url, d.Exe)
 		if a.Settings {
 			rest, at, err := MergeSettings(l.Argv[1:], js, d.dir(), func(merged []byte) (string, error) {
@@ -138,7 +156,8 @@ type run struct {
 	mu  sync.Mutex
 	srv *hookhttp.Server // nil: no hooks, or closed
 	q   *payloads
-	tmp string // the merged settings file, removed when the run ends
+	tel *telemetry // nil: the user exports telemetry (or no hooks)
+	tmp string     // the merged settings file, removed when the run ends
 
 	rmu      sync.Mutex
 	rejected map[string]int // hook requests refused, by reason
@@ -171,6 +190,9 @@ func (r *run) Close() {
 		r.srv.Close(2 * time.Second)
 		r.srv = nil
 		r.q.close() // every payload taken is recorded before the children end
+		if r.tel != nil {
+			r.tel.close()
+		}
 	}
 	if r.tmp != "" {
 		os.Remove(r.tmp)
@@ -193,6 +215,11 @@ func (r *run) Report(term *event.Terminal) {
 		term.Extra.Set(agent.KeyHookRequestsRejected, agent.IntMap(maps.Clone(r.rejected)))
 	}
 	r.rmu.Unlock()
+	if q := r.tel; q != nil {
+		if n := (agent.IntMap{"payloads": int(q.nRead), "dropped": int(q.dropped.Load()), "unreadable": int(q.unreadable)}); n["payloads"]+n["dropped"]+n["unreadable"] > 0 {
+			term.Extra.Set(agent.KeyTelemetry, n)
+		}
+	}
 }
 
 // ChildPrefix starts the child id of every Claude Code session.
@@ -209,13 +236,61 @@ type payloads struct {
 
 func newPayloads(t *agent.Tracker) *payloads {
 	q := &payloads{c: make(chan []byte, 1024), done: make(chan struct{})}
-	go func() {
-		defer close(q.done)
-		for b := range q.c {
-			t.Apply(Normalize(b))
-		}
-	}()
+	go q.loop(t)
 	return q
+}
+
+// transcriptLook is how often the transcripts of running sessions are
+// read for an interruption (no hook reports one); nothing is read while no
+// session runs.
+const transcriptLook = 250 * time.Millisecond
+
+// loop records each payload, reading first what its session's transcript
+// says since the last look, so that an interruption is recorded in its
+// place among the hooks; while a session runs, its transcript is also
+// read every transcriptLook.
+func (q *payloads) loop(t *agent.Tracker) {
+	defer close(q.done)
+	var tr transcripts
+	look := time.NewTimer(transcriptLook)
+	look.Stop()
+	armed := false
+	for {
+		select {
+		case b, ok := <-q.c:
+			if !ok {
+				look.Stop()
+				return
+			}
+			out, p := normalize(b)
+			if p != nil {
+				tr.see(p.SessionID, p.Transcript)
+				if obs := tr.read(p.SessionID); len(obs) > 0 {
+					t.Apply(agent.Observe(obs...))
+				}
+			}
+			t.Apply(out)
+		case <-look.C:
+			armed = false
+			for _, s := range tr.sessions() {
+				if t.Current(s) != event.StateRunning {
+					continue
+				}
+				if obs := tr.read(s); len(obs) > 0 {
+					t.Apply(agent.Observe(obs...))
+				}
+			}
+		}
+		if !armed {
+			for _, s := range tr.sessions() {
+				if t.Current(s) == event.StateRunning {
+					look.Reset(transcriptLook)
+					armed = true
+					break
+				}
+			}
+		}
+	}
 }
 
 // put queues one payload (it waits only when 1024 are queued already).

@@ -70,10 +70,21 @@ var ignored = map[string]string{
 // an Outcome. It never fails: a payload it cannot read, or a hook event
 // it does not know, is an Unrecognized outcome naming only its type tag.
 func Normalize(raw []byte) agent.Outcome {
+	out, _ := normalize(raw)
+	return out
+}
+
+// normalize is Normalize, with the payload as read (its session and
+// transcript name the file an interruption is read from).
+func normalize(raw []byte) (agent.Outcome, *payload) {
 	var p payload
 	if len(raw) > MaxPayload || !utf8.Valid(raw) || json.Unmarshal(raw, &p) != nil {
-		return agent.Unrecognize("", "(unreadable hook payload)")
+		return agent.Unrecognize("", "(unreadable hook payload)"), nil
 	}
+	return normalizePayload(&p), &p
+}
+
+func normalizePayload(p *payload) agent.Outcome {
 	if p.Event == "" {
 		return agent.Unrecognize(p.SessionID, "(hook payload without hook_event_name)")
 	}
@@ -95,7 +106,12 @@ func Normalize(raw []byte) agent.Outcome {
 		switch p.Notification {
 		case "permission_prompt":
 			o.Kind, o.WaitingFor = agent.Waiting, event.WaitPermission
-		case "idle_prompt", "elicitation_dialog":
+		case "idle_prompt":
+			// The prompt has sat idle (60 s): the next move is the
+			// user's, whatever ended the turn (a Stop, or an
+			// interruption that fired no hook).
+			o.Kind, o.WaitingFor = agent.Waiting, event.WaitUser
+		case "elicitation_dialog":
 			o.Kind, o.WaitingFor = agent.Waiting, event.WaitInput
 		default:
 			o.Kind = agent.Note
@@ -142,7 +158,7 @@ func Normalize(raw []byte) agent.Outcome {
 
 // errorClass is the class of a StopFailure's error: error_type, or error
 // when it is a short identifier, never a message.
-func errorClass(p payload) string {
+func errorClass(p *payload) string {
 	if p.ErrorType != "" {
 		return cut(p.ErrorType, 64)
 	}

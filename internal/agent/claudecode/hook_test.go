@@ -183,7 +183,7 @@ func TestNormalizePolicy(t *testing.T) {
 		{payload: `{"session_id":"s","hook_event_name":"ConfigChange"}`, ignored: "configuration change"},
 		{payload: `{"session_id":"s","hook_event_name":"SubagentStart"}`, unrecognized: "(SubagentStart without agent_id)"},
 		{payload: `{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"},"new_field":{"a":[1]}}`, kind: agent.Waiting, waitingFor: event.WaitPermission, tool: "Bash"},
-		{payload: `{"session_id":"s","hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input"}`, kind: agent.Waiting, waitingFor: event.WaitInput},
+		{payload: `{"session_id":"s","hook_event_name":"Notification","notification_type":"idle_prompt","message":"Claude is waiting for your input"}`, kind: agent.Waiting, waitingFor: event.WaitUser},
 		{payload: `{"session_id":"s","hook_event_name":"Notification","notification_type":"auth_success"}`, kind: agent.Note},
 		{payload: `{"session_id":"s","hook_event_name":"StopFailure","error":"rate_limit","error_details":"secret stuff"}`, kind: agent.ErrorReported},
 		{payload: `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"not an object"}`, kind: agent.ToolStarted, tool: "Bash"},

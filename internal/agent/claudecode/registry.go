@@ -33,7 +33,7 @@ type Registry struct {
 }
 
 // RegistryLimits is what an adopted claude's pid registry can never say.
-const RegistryLimits = "Claude Code's own pid registry of an adopted process: which session it runs and the status it keeps (busy, idle), read every half second (a change quicker than that is missed); nothing before adoption, no tool calls, no sub-agents, no cancel authority"
+const RegistryLimits = "Claude Code's own pid registry of an adopted process: which session it runs and the status it keeps (busy, idle), read again when the file changes (a status that changes and changes back before it is read is missed); nothing before adoption, no tool calls, no sub-agents, no cancel authority"
 
 // ErrNoRegistry means no registry file proves which session the process
 // runs.

@@ -1,0 +1,327 @@
+package claudecode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/event"
+)
+
+// AgentEntry is one session as `claude agents --json` lists it (seen with
+// 2.1.332): interactive and background (`claude --bg`) alike. Its name
+// (the prompt, or a summary of it) is never read.
+type AgentEntry struct {
+	PID        int    `json:"pid"`
+	ID         string `json:"id"`
+	Cwd        string `json:"cwd"`
+	Kind       string `json:"kind"`
+	SessionID  string `json:"sessionId"`
+	Status     string `json:"status"`
+	State      string `json:"state"`
+	WaitingFor string `json:"waitingFor"`
+}
+
+// ParseAgents reads the output of `claude agents --json`. Outcomes: the
+// entries that name a session (others are left out); an error for output
+// that is not a JSON array (nothing is guessed from it).
+func ParseAgents(b []byte) ([]AgentEntry, error) {
+	if len(b) > MaxPayload || !utf8.Valid(b) {
+		return nil, errors.New("claude agents: output not UTF-8 or over 1 MiB")
+	}
+	var all []AgentEntry
+	if err := json.Unmarshal(bytes.TrimSpace(b), &all); err != nil {
+		return nil, errors.New("claude agents: output is not a JSON array of sessions")
+	}
+	out := all[:0]
+	for _, e := range all {
+		if e.SessionID != "" && len(e.SessionID) <= agent.MaxID {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// JobState is a background session's jobs/<id>/state.json as lcwrap reads
+// it: its state (working, blocked, done, failed, stopped) and tempo, and
+// when it first reached a terminal state. Its detail and output (the
+// agent's text) are never decoded.
+type JobState struct {
+	State           string `json:"state"`
+	Tempo           string `json:"tempo"`
+	SessionID       string `json:"sessionId"`
+	FirstTerminalAt string `json:"firstTerminalAt"`
+}
+
+// ReadJobState reads one state.json's bytes. Outcomes: the JobState; an
+// error for bytes that are not one JSON object (over 1 MiB, not UTF-8).
+func ReadJobState(b []byte) (JobState, error) {
+	var s JobState
+	if len(b) > MaxPayload || !utf8.Valid(b) {
+		return s, errors.New("job state: not UTF-8 or over 1 MiB")
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return JobState{}, errors.New("job state: not a JSON object")
+	}
+	s.State, s.Tempo = cut(s.State, 32), cut(s.Tempo, 32)
+	return s, nil
+}
+
+// ClaimUnlisted is the claim of a session lost because the session list
+// no longer names it while its process is still there.
+const ClaimUnlisted = "no-longer-listed"
+
+// AgentsLimits is what Claude Code's session list can never say.
+const AgentsLimits = "Claude Code's own session list (claude agents) and job state: which sessions run, their pid, and the status and state it keeps (the two can disagree: both are kept, neither is chosen); read again when its registry directories change; nothing before adoption, no tool calls, no sub-agents, no cancel authority"
+
+// observeEntry is what one listed session shows: its first sight, and its
+// status and state when they changed. Status and state decide a state
+// only when they agree (busy and working: running; idle or waiting, and
+// blocked or no state: waiting, for what waitingFor names or else the
+// user); when they disagree the activity says both and the state stays.
+func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
+	native := "claude agents"
+	facts := agent.Facts{Status: cut(e.Status, 32), State: cut(e.State, 32), Kind: cut(e.Kind, 32), PID: int64(e.PID)}
+	var obs []agent.Observation
+	if prev == nil {
+		f := facts
+		f.Cwd = fact(e.Cwd)
+		obs = append(obs, agent.Observation{Kind: agent.Note, Session: e.SessionID, Native: native,
+			Summary: "adopted: claude agents lists this " + firstNonEmpty(cut(e.Kind, 32), "") + " session (pid " + strconv.Itoa(e.PID) + ")", Facts: f})
+	} else if prev.Status == e.Status && prev.State == e.State && prev.WaitingFor == e.WaitingFor {
+		if prev.PID != e.PID && e.PID > 0 {
+			return []agent.Observation{{Kind: agent.Note, Session: e.SessionID, Native: native,
+				Summary: "claude agents: its process is pid " + strconv.Itoa(e.PID), Facts: facts}}
+		}
+		return nil
+	}
+	o := agent.Observation{Session: e.SessionID, Native: native + ": status " + cut(e.Status, 32) + ", state " + cut(e.State, 32), Facts: facts}
+	switch {
+	case e.State == "done" || e.State == "failed" || e.State == "stopped":
+		o.Kind, o.Reason = agent.SessionEnded, e.State
+		o.EndState = map[string]event.State{"done": event.StateCompleted, "failed": event.StateFailed, "stopped": event.StateCancelled}[e.State]
+	case e.Status == "busy" && e.State == "working":
+		o.Kind, o.Summary = agent.Working, "claude agents: busy, working"
+	case (e.Status == "idle" || e.Status == "waiting") && (e.State == "blocked" || e.State == ""):
+		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, waitReason(e.WaitingFor), "claude agents: "+cut(e.Status, 32)+firstNonEmpty(", waiting for "+cut(e.WaitingFor, 40), "")
+		if e.WaitingFor == "" {
+			o.Summary = "claude agents: " + cut(e.Status, 32)
+		}
+	case e.Status == "":
+		o.Kind = agent.Note
+		o.Summary = "claude agents: state " + firstNonEmpty(cut(e.State, 32), "(none)") + ", no status yet"
+	default:
+		o.Kind = agent.Note
+		o.Summary = "claude agents: status " + firstNonEmpty(cut(e.Status, 32), "(none)") + ", state " + firstNonEmpty(cut(e.State, 32), "(none)") + ": they disagree; both kept, the state unchanged"
+	}
+	return append(obs, o)
+}
+
+// waitReason reads a listed session's waitingFor into the one vocabulary:
+// nothing named is the user's move; what it names is kept raw in the
+// activity, and read as permission or input where it says so, else other.
+func waitReason(w string) event.WaitReason {
+	l := strings.ToLower(w)
+	switch {
+	case w == "":
+		return event.WaitUser
+	case strings.Contains(l, "permission") || strings.Contains(l, "approv"):
+		return event.WaitPermission
+	case strings.Contains(l, "input") || strings.Contains(l, "question") || strings.Contains(l, "answer"):
+		return event.WaitInput
+	}
+	return event.WaitOther
+}
+
+// registryDebounce gathers a burst of changes in the registry's
+// directories into one listing.
+const registryDebounce = 200 * time.Millisecond
+
+// lister runs `claude agents --json` (a seam for tests and benchmarks).
+type lister func(ctx context.Context) ([]byte, error)
+
+func claudeAgents(ctx context.Context) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, "claude", "agents", "--json").Output()
+}
+
+// fleet follows every session Claude Code's registry lists.
+type fleet struct {
+	tracker *agent.Tracker
+	cfgDir  string
+	list    lister
+	say     func(format string, args ...any)
+	seen    map[string]*AgentEntry // by session id, the last listing's
+	listed  int                    // listings made
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	mu      sync.Mutex // guards listed (read by tests)
+}
+
+// adoptRegistry follows every session of the registry under cfgDir.
+func adoptRegistry(ctx context.Context, req agent.AdoptRequest, t agent.RegistryTarget, cfgDir string, list lister) (*fleet, error) {
+	out, err := list(ctx)
+	if err != nil {
+		return nil, errors.New("claude agents --json: " + err.Error() + "; nothing to follow")
+	}
+	entries, err := ParseAgents(out)
+	if err != nil {
+		return nil, err
+	}
+	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Limits: AgentsLimits,
+		Emitter: req.Emitter.WithSource(Source), Parent: t.Lineage.ParentChildID,
+		Root: firstNonEmpty(t.Lineage.RootChildID, t.Lineage.ParentChildID), External: true, RunTag: agent.RunTag("")})
+	f := &fleet{tracker: tr, cfgDir: cfgDir, list: list, seen: map[string]*AgentEntry{}, stop: make(chan struct{}), done: make(chan struct{}),
+		say: func(format string, args ...any) { req.Sayf(format, args...) }}
+	f.apply(entries)
+	req.Sayf("following every session Claude Code lists (%d now), as they come and go; ^C to stop", len(entries))
+	go f.follow()
+	return f, nil
+}
+
+// follow lists the sessions again each time the registry's directories
+// change (inotify; every 2 s where there is none), until stopped.
+func (f *fleet) follow() {
+	defer close(f.done)
+	dirs := []string{filepath.Join(f.cfgDir, "sessions"), filepath.Join(f.cfgDir, "jobs")}
+	w := watchDirs(f.cfgDir, dirs...)
+	if w != nil {
+		defer w.close()
+	}
+	for {
+		if w != nil {
+			if !w.wait(f.stop) {
+				return
+			}
+			w.add(dirs...) // a directory created meanwhile
+			// Gather the burst: one listing for it.
+			select {
+			case <-f.stop:
+				return
+			case <-time.After(registryDebounce):
+			}
+		} else {
+			select {
+			case <-f.stop:
+				return
+			case <-time.After(2 * time.Second):
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-f.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		out, err := f.list(ctx)
+		cancel()
+		if err != nil {
+			continue // a failed listing proves nothing: the next change tries again
+		}
+		if entries, err := ParseAgents(out); err == nil {
+			f.apply(entries)
+		}
+	}
+}
+
+// apply records one listing: new sessions, changed ones, and those no
+// longer listed — ended as the job state reports it, else lost.
+func (f *fleet) apply(entries []AgentEntry) {
+	f.mu.Lock()
+	f.listed++
+	f.mu.Unlock()
+	now := map[string]bool{}
+	for i := range entries {
+		e := entries[i]
+		now[e.SessionID] = true
+		if obs := observeEntry(e, f.seen[e.SessionID]); len(obs) > 0 {
+			f.tracker.Apply(agent.Observe(obs...))
+		}
+		f.seen[e.SessionID] = &e
+	}
+	for sid, e := range f.seen {
+		if now[sid] {
+			continue
+		}
+		delete(f.seen, sid)
+		if js, err := f.jobState(e); err == nil && (js.State == "done" || js.State == "failed" || js.State == "stopped") {
+			last := *e
+			last.State, last.Status = js.State, js.Tempo
+			f.tracker.Apply(agent.Observe(observeEntry(last, e)...))
+			continue
+		}
+		cause := agent.AgentEvent{Evidence: "claude agents", Claim: agent.ClaimAgentProcessEnded,
+			Note: "no longer listed by claude agents, and its job state names no end; how it ended is unknown"}
+		if processAlive(e.PID) {
+			cause.Claim = ClaimUnlisted
+			cause.Note = "no longer listed by claude agents while its pid is still there; how it ended is unknown"
+		}
+		f.tracker.EndSession(sid, cause)
+	}
+}
+
+// jobState reads a background session's jobs/<id>/state.json.
+func (f *fleet) jobState(e *AgentEntry) (JobState, error) {
+	if e.ID == "" || strings.ContainsAny(e.ID, "/\\") || e.ID == "." || e.ID == ".." {
+		return JobState{}, os.ErrNotExist
+	}
+	fh, err := os.Open(filepath.Join(f.cfgDir, "jobs", e.ID, "state.json"))
+	if err != nil {
+		return JobState{}, err
+	}
+	defer fh.Close()
+	b := make([]byte, MaxPayload)
+	n, _ := fh.Read(b)
+	js, err := ReadJobState(b[:n])
+	if err == nil && js.SessionID != "" && js.SessionID != e.SessionID {
+		return JobState{}, errors.New("job state names another session")
+	}
+	return js, err
+}
+
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}
+
+// Done implements agent.Adoption: the registry has no end of its own.
+func (f *fleet) Done() <-chan struct{} { return nil }
+
+// End implements agent.Adoption: observation stops; the sessions are left
+// as they are (their state is unknown from now on, never guessed).
+func (f *fleet) End(gone bool) {
+	f.once.Do(func() {
+		close(f.stop)
+		<-f.done
+		if gone {
+			f.tracker.End(agent.ProcessEnd{Adopted: true})
+		}
+	})
+}
+
+// configDir is Claude Code's config directory for lcwrap's environment:
+// $CLAUDE_CONFIG_DIR, else $HOME/.claude.
+func configDir() string {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".claude")
+}
