@@ -6,6 +6,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/view"
 )
 
 // DefaultSilentAfter is how long a host may go unheard before its open
@@ -93,6 +94,9 @@ type Outcome struct {
 	// Control says it was one of a journal's own records, counted and
 	// not shown (as lcwrap's journal readers do).
 	Control bool
+	// Changed says the event changed its child's state (the host
+	// projection's Outcome.Changed).
+	Changed bool
 }
 
 // Shown reports whether a reader that shows each record once shows it.
@@ -128,8 +132,62 @@ func (f *Fleet) Apply(it *Item) Outcome {
 		h.duplicates++
 		f.duplicates++
 	}
-	return Outcome{Host: it.Host, Result: out.Result}
+	return Outcome{Host: it.Host, Result: out.Result, Changed: out.Changed}
 }
+
+// Projection returns host's projection, or nil for a host not heard
+// from. A live view (internal/view) keeps its tree and histories beside
+// it rather than projecting every event twice; it must not Apply to it.
+func (f *Fleet) Projection(host string) *projection.Projection {
+	if h := f.hosts[host]; h != nil {
+		return h.p
+	}
+	return nil
+}
+
+// HostViews describes every host now, by name, as Report does but
+// without its children: Children is how many the host has, Open and
+// Ended are left 0 and Events empty. It costs a few operations per host,
+// for a live view's every pass.
+func (f *Fleet) HostViews() []HostView {
+	now := f.opts.Now()
+	out := make([]HostView, 0, len(f.hosts))
+	for _, n := range f.Hosts() {
+		h := f.hosts[n]
+		v, _ := h.view(now, f.opts.SilentAfter)
+		v.Children = h.p.Len()
+		out = append(out, v)
+	}
+	return out
+}
+
+// HostClock is host's clock at the reader's now (now less its skew; now
+// when unknown) and, when the host is silent at now, the stale reason
+// of its open children (SilentReason).
+func (f *Fleet) HostClock(host string, now time.Time) (time.Time, string) {
+	h := f.hosts[host]
+	if h == nil {
+		return now, ""
+	}
+	v, hostNow := h.view(now, f.opts.SilentAfter)
+	if v.Silent {
+		return hostNow, SilentReason(v.SilentSince)
+	}
+	return hostNow, ""
+}
+
+// Totals are the counts of everything a fleet read.
+type Totals struct {
+	Records, Duplicates, Damage, NoReceiveStamp int64
+}
+
+// Totals returns what was read so far.
+func (f *Fleet) Totals() Totals {
+	return Totals{Records: f.records, Duplicates: f.duplicates, Damage: f.damageCount, NoReceiveStamp: f.noStamp}
+}
+
+// Now is the fleet's clock (Options.Now).
+func (f *Fleet) Now() time.Time { return f.opts.Now() }
 
 // SetPending records the partly written lines the reader waits for.
 func (f *Fleet) SetPending(p []Pending) { f.pending = append(f.pending[:0], p...) }
@@ -291,7 +349,7 @@ const ReportSchema = "lcwrap-fleet-status/1"
 const Basis = "shipped evidence: journal lines as the gateway received them; no process was checked"
 
 // SilentReason is the stale reason of an open child of a silent host.
-func SilentReason(since string) string { return "host silent since " + since }
+func SilentReason(since string) string { return view.HostSilent + " since " + since }
 
 // Report describes every host and child now: hosts by name; children by
 // host, then as projection.Report orders them. A host's children are

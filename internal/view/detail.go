@@ -24,6 +24,9 @@ func Detail(n *Node, now time.Time) []string {
 		add("  * provisional: events are missing (joined mid-way, or a sequence gap); the state may be behind")
 	}
 	out = append(out, "")
+	if n.Host != "" {
+		add("Host      %s  (a fleet's host: what it shipped; no process was checked from here)", n.Host)
+	}
 	add("Lineage   %s", Lineage(n))
 	l := v.Lineage
 	add("          root %s · attempt %d%s%s", orDash(l.RootChildID), l.Attempt, ifs(l.ParentChildID != "", " · parent "+l.ParentChildID), ifs(l.AdoptedAt != "", " · adopted at "+l.AdoptedAt))
@@ -36,7 +39,10 @@ func Detail(n *Node, now time.Time) []string {
 		hb = fmt.Sprintf("heartbeat every %s, stale after %s of silence", Elapsed(v.Heartbeat.IntervalMs), Elapsed(v.Heartbeat.DeadlineMs))
 	}
 	add("Freshness %s  (%s)", fresh, hb)
-	if v.Stale {
+	switch {
+	case v.Stale && n.Host != "":
+		add("          stale (%s): stale is not lost; 'lcwrap status --reconcile' on host %s checks the process", v.StaleReason, n.Host)
+	case v.Stale:
 		add("          stale (%s): stale is not lost; 'lcwrap status --reconcile' checks the process", v.StaleReason)
 	}
 	add("Activity  %s", Activity(v))

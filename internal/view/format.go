@@ -62,6 +62,11 @@ func Shorten(s string, n int) string { return Cut(Clean(s), n) }
 // at reads a report timestamp as unix milliseconds (0 when empty).
 func at(ts string) int64 { return projection.Millis(ts) }
 
+// HostSilent begins the stale reason of an open child of a fleet's host
+// that has not been heard from for too long (internal/fleet): whatever its
+// own evidence said, it is stale, and never lost.
+const HostSilent = "host silent"
+
 // Fresh says how recent the lifecycle source's last word about v is at
 // now: the text of a freshness cell and whether v is stale. A child
 // without a declared heartbeat shows "—": its freshness cannot be judged.
@@ -70,6 +75,9 @@ func Fresh(v *projection.ChildView, now time.Time) (string, bool) {
 		return "—", false
 	}
 	stale := v.StaleReason == projection.StaleOmitted
+	if strings.HasPrefix(v.StaleReason, HostSilent) {
+		return "stale (" + HostSilent + ")", true
+	}
 	if hb := v.Heartbeat; hb != nil {
 		since := now.UnixMilli() - at(hb.LastEvidenceAt)
 		if since > hb.DeadlineMs {
