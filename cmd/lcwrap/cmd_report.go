@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/fleet"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/outpath"
 	"github.com/lcwrap/lcwrap/internal/redact"
@@ -31,7 +32,10 @@ func reportCommand(std stdio) *cli.Command {
 			"stale spans visible), nested by lineage; a table of the children; a section\n" +
 			"per child with its last events, its capabilities and why each unknown one is\n" +
 			"unknown. Text is redacted. Past --limit children, ended ones are counted per\n" +
-			"state instead of drawn, and the report says how many.",
+			"state instead of drawn, and the report says how many.\n" +
+			"With --fleet PATH it reads a gateway Collector's output (docs/fleet.md): a\n" +
+			"host table, one timeline lane per host (its times on the gateway's clock),\n" +
+			"and every child with its host; --child ID matches that id on every host.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
 			&cli.StringFlag{Name: "file", Usage: "read events from `PATH` (- for standard input) instead of the journal"},
@@ -40,6 +44,8 @@ func reportCommand(std stdio) *cli.Command {
 			&cli.StringFlag{Name: "since", Usage: "leave out children that ended before `WHEN`: a duration back from now (2h) or a UTC time (2026-12-01T09:00:00Z)"},
 			&cli.StringSliceFlag{Name: "child", Usage: "only child `ID` and its descendants (repeatable)"},
 			&cli.IntFlag{Name: "limit", Value: htmlreport.DefaultLimit, Usage: "children drawn one by one; ended ones past it are counted per state"},
+			fleetFlag(),
+			silentAfterFlag(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error { return reportAction(cmd, std) },
 	}
@@ -61,6 +67,14 @@ func reportAction(cmd *cli.Command, std stdio) error {
 		return usagef(cmd, "--limit must be at least 1, not %d", cmd.Int("limit"))
 	case out == "" && isTerminal(std.out):
 		return usagef(cmd, "report writes HTML: give --html FILE, or redirect standard output to a file")
+	case cmd.IsSet("fleet") && (file != "" || cmd.IsSet("journal")):
+		return usagef(cmd, "--fleet and --%s name two inputs; choose one", map[bool]string{true: "file", false: "journal"}[file != ""])
+	case cmd.IsSet("fleet") && cmd.Bool("mixed"):
+		return usagef(cmd, "--mixed applies to --file streams only")
+	case !cmd.IsSet("fleet"):
+		if err := fleetOnly(cmd); err != nil {
+			return err
+		}
 	}
 	opts := htmlreport.Options{Now: now, Limit: int(cmd.Int("limit"))}
 	if s := cmd.String("since"); s != "" {
@@ -74,7 +88,23 @@ func reportAction(cmd *cli.Command, std stdio) error {
 		opts.Children = cmd.StringSlice("child")
 	}
 	m := view.NewModel()
-	if file != "" {
+	switch {
+	case cmd.IsSet("fleet"):
+		path := cmd.String("fleet")
+		r, f, err := fleetRead(cmd, path)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		m = f.NewModel()
+		err = r.Pass(func(it *fleet.Item) error { f.ApplyTo(m, it); return nil })
+		if err != nil {
+			return exitCode(1, "reading the fleet at %s: %v", path, err)
+		}
+		opts.Input = path
+		t := f.Totals()
+		opts.Fleet = &htmlreport.Fleet{Hosts: f.HostViews(), Totals: t}
+	case file != "":
 		opts.Input = file
 		r := io.Reader(std.in)
 		if file != "-" {
@@ -97,7 +127,7 @@ func reportAction(cmd *cli.Command, std stdio) error {
 			m.Apply(&rec.Event, rec.Line.Bytes, 0)
 		}
 		opts.BadLines = d.Stats().Invalid
-	} else {
+	default:
 		path, err := journalPath(cmd)
 		if err != nil {
 			return exitCode(1, "%v", err)

@@ -426,3 +426,24 @@ func (f *Fleet) Hosts() []string {
 	sort.Strings(names)
 	return names
 }
+
+// NewModel returns an empty live model (internal/view) whose hosts are
+// judged by this fleet: on each host's clock, stale while it is silent.
+// Fill it with ApplyTo.
+func (f *Fleet) NewModel() *view.Model {
+	m := view.NewModel()
+	m.SetHostClock(f.HostClock)
+	return m
+}
+
+// ApplyTo applies it as Apply does and records its event in m (a model
+// from NewModel), which keeps its tree and histories beside the fleet's
+// host projections: the child is (host, childId), and a record delivered
+// again is m's Duplicate too.
+func (f *Fleet) ApplyTo(m *view.Model, it *Item) Outcome {
+	o := f.Apply(it)
+	if !o.Damage && !o.Control {
+		m.ApplyHost(it.Host, f.Projection(it.Host), projection.Outcome{Result: o.Result, ChildID: it.Event.ChildID, Changed: o.Changed}, it.Event, it.JournalSequence)
+	}
+	return o
+}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/fleet"
-	"github.com/lcwrap/lcwrap/internal/projection"
 )
 
 // The pace at which a fleet's gateway output is looked at: every
@@ -44,7 +43,7 @@ type fleetSource struct {
 func NewFleet(path string, r *fleet.Reader, opts fleet.Options) *Follower {
 	l := New(nil)
 	l.fl = &fleetSource{path: path, r: r, f: fleet.New(opts), silent: map[string]bool{}}
-	l.m.SetHostClock(l.fl.f.HostClock)
+	l.m = l.fl.f.NewModel()
 	return l
 }
 
@@ -59,10 +58,7 @@ func (l *Follower) runFleet(ctx context.Context) error {
 		n := 0
 		err := fs.r.Pass(func(it *fleet.Item) error {
 			l.mu.Lock()
-			o := fs.f.Apply(it)
-			if !o.Damage && !o.Control {
-				l.m.ApplyHost(it.Host, fs.f.Projection(it.Host), projection.Outcome{Result: o.Result, ChildID: it.Event.ChildID, Changed: o.Changed}, it.Event, it.JournalSequence)
-			}
+			fs.f.ApplyTo(l.m, it)
 			l.mu.Unlock()
 			n++
 			return nil
