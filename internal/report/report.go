@@ -74,74 +74,8 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 	if o.Limit <= 0 {
 		o.Limit = DefaultLimit
 	}
-	sum := Summary{Aggregated: map[string]int{}}
 	nowMs := o.Now.UnixMilli()
-	var wanted map[string]bool
-	if o.Children != nil {
-		wanted = map[string]bool{}
-		var ids map[string]bool // a fleet's child ids, on any host
-		if o.Fleet != nil {
-			ids = map[string]bool{}
-			for _, n := range m.Nodes() {
-				ids[n.ID()] = true
-			}
-		}
-		for _, id := range o.Children {
-			wanted[id] = true
-			if ids != nil && !ids[id] || ids == nil && m.Node(id) == nil {
-				sum.Unmatched = append(sum.Unmatched, id)
-			}
-		}
-	}
-	keep := func(n *view.Node) bool {
-		if wanted != nil {
-			in := false
-			for p := n; p != nil && !in; p = p.Parent() {
-				in = wanted[p.ID()]
-			}
-			if !in {
-				return false
-			}
-		}
-		if o.Since > 0 && n.View.Ended() && at(n.View.EndedAt) < o.Since {
-			return false
-		}
-		return true
-	}
-	matched := map[*view.Node]bool{}
-	for _, n := range m.Nodes() {
-		if keep(n) {
-			matched[n] = true
-		}
-	}
-	sum.Matched = len(matched)
-	chosen := matched
-	if len(matched) > o.Limit {
-		// Every child that has not ended, then the latest ended ones.
-		list := make([]*view.Node, 0, len(matched))
-		for n := range matched {
-			list = append(list, n)
-		}
-		slices.SortFunc(list, func(a, b *view.Node) int {
-			if ea, eb := a.View.Ended(), b.View.Ended(); ea != eb {
-				if ea {
-					return 1
-				}
-				return -1
-			}
-			return cmp.Or(cmp.Compare(b.View.EndedAt, a.View.EndedAt), cmp.Compare(b.View.FirstSeenAt, a.View.FirstSeenAt), cmp.Compare(a.ID(), b.ID()))
-		})
-		chosen = map[*view.Node]bool{}
-		for i, n := range list {
-			if i < o.Limit || !n.View.Ended() {
-				chosen[n] = true
-			} else {
-				sum.Aggregated[n.View.Display]++
-			}
-		}
-	}
-	rows := view.Flatten(m.Roots(), func(n *view.Node) bool { return chosen[n] })
-	sum.Drawn = len(rows)
+	rows, matched, sum := choose(m, o)
 	// A fleet's children: each host's on its own lane (a tree stays
 	// within its host), and each one's times on the gateway's clock (its
 	// host's shifted by the host's estimated skew), so lanes line up.
@@ -318,6 +252,136 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 	}
 	b.WriteString("</body></html>\n")
 	return sum, b.Flush()
+}
+
+// choose returns the rows a report of m with o draws one by one (o.Limit
+// set), the children its filters kept, and its summary so far.
+func choose(m *view.Model, o Options) ([]view.Row, map[*view.Node]bool, Summary) {
+	sum := Summary{Aggregated: map[string]int{}}
+	var wanted map[string]bool
+	if o.Children != nil {
+		wanted = map[string]bool{}
+		var ids map[string]bool // a fleet's child ids, on any host
+		if o.Fleet != nil {
+			ids = map[string]bool{}
+			for _, n := range m.Nodes() {
+				ids[n.ID()] = true
+			}
+		}
+		for _, id := range o.Children {
+			wanted[id] = true
+			if ids != nil && !ids[id] || ids == nil && m.Node(id) == nil {
+				sum.Unmatched = append(sum.Unmatched, id)
+			}
+		}
+	}
+	keep := func(n *view.Node) bool {
+		if wanted != nil {
+			in := false
+			for p := n; p != nil && !in; p = p.Parent() {
+				in = wanted[p.ID()]
+			}
+			if !in {
+				return false
+			}
+		}
+		if o.Since > 0 && n.View.Ended() && at(n.View.EndedAt) < o.Since {
+			return false
+		}
+		return true
+	}
+	matched := map[*view.Node]bool{}
+	for _, n := range m.Nodes() {
+		if keep(n) {
+			matched[n] = true
+		}
+	}
+	sum.Matched = len(matched)
+	chosen := matched
+	if len(matched) > o.Limit {
+		// Every child that has not ended, then the latest ended ones.
+		list := make([]*view.Node, 0, len(matched))
+		for n := range matched {
+			list = append(list, n)
+		}
+		slices.SortFunc(list, func(a, b *view.Node) int {
+			if ea, eb := a.View.Ended(), b.View.Ended(); ea != eb {
+				if ea {
+					return 1
+				}
+				return -1
+			}
+			return cmp.Or(cmp.Compare(b.View.EndedAt, a.View.EndedAt), cmp.Compare(b.View.FirstSeenAt, a.View.FirstSeenAt), cmp.Compare(a.ID(), b.ID()), cmp.Compare(a.Host, b.Host))
+		})
+		chosen = map[*view.Node]bool{}
+		for i, n := range list {
+			if i < o.Limit || !n.View.Ended() {
+				chosen[n] = true
+			} else {
+				sum.Aggregated[n.View.Display]++
+			}
+		}
+	}
+	rows := view.Flatten(m.Roots(), func(n *view.Node) bool { return chosen[n] })
+	sum.Drawn = len(rows)
+	return rows, matched, sum
+}
+
+// Drawn returns the keys (view.Node.Key) of the children a report of m
+// with o draws one by one, their ancestors shown for lineage included.
+func Drawn(m *view.Model, o Options) []string {
+	if o.Limit <= 0 {
+		o.Limit = DefaultLimit
+	}
+	rows, _, _ := choose(m, o)
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Node.Key()
+	}
+	return keys
+}
+
+// Read is one reading of a report's input into m: every event, or only
+// those of the children keep accepts (by key) when keep is not nil. A
+// second reading must read what the first one did, and no further.
+type Read func(m *view.Model, keep func(key string) bool) error
+
+// Build reads a report's input into a model for Write, synced at o.Now,
+// holding the histories of the children the report draws only: a first
+// reading without any history chooses them (Drawn), a second one reads
+// their events again into histories of their own. newModel makes an
+// empty model (a fleet's judges its hosts). An input that cannot be read
+// again (a stream: again false) is read once, every child's history
+// kept, as before.
+func Build(read Read, again bool, newModel func() *view.Model, o Options) (*view.Model, error) {
+	m := newModel()
+	if !again {
+		err := read(m, nil)
+		m.Sync(o.Now)
+		return m, err
+	}
+	m.SetHistories(func(string) bool { return false })
+	if err := read(m, nil); err != nil {
+		return m, err
+	}
+	m.Sync(o.Now)
+	keys := Drawn(m, o)
+	drawn := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		drawn[k] = true
+	}
+	h := newModel()
+	keep := func(k string) bool { return drawn[k] }
+	h.SetHistories(keep)
+	if err := read(h, keep); err != nil {
+		return m, err
+	}
+	for _, k := range keys {
+		if n, hn := m.Node(k), h.Node(k); n != nil && hn != nil {
+			n.Hist = hn.Hist
+		}
+	}
+	return m, nil
 }
 
 type seg struct {

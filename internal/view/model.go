@@ -29,6 +29,8 @@ type Model struct {
 	// A fleet's: its hosts' nodes, and each host's clock and silence.
 	byHost    map[string][]*Node
 	hostClock HostClock
+	// histories says which children keep a History (nil: all).
+	histories func(key string) bool
 }
 
 // HostClock says, for a fleet's host at the reader's now, the host's own
@@ -58,6 +60,12 @@ func (m *Model) ApplyHost(host string, p *projection.Projection, out projection.
 	m.record(host, p, out, ev, line)
 }
 
+// SetHistories says which children keep a History (by key; nil: every
+// child, the default): the others get none (Node.Hist is nil), so a
+// reader that shows few of many children (lcwrap report) holds the
+// histories of those it shows only. Set it before the first event.
+func (m *Model) SetHistories(keep func(key string) bool) { m.histories = keep }
+
 // SetHostClock sets how a fleet's hosts are judged (see HostClock).
 func (m *Model) SetHostClock(c HostClock) { m.hostClock = c }
 
@@ -86,7 +94,10 @@ func (m *Model) record(host string, p *projection.Projection, out projection.Out
 	key := KeyOf(host, ev.ChildID)
 	n := m.nodes[key]
 	if n == nil {
-		n = &Node{Hist: &History{}, Host: host, key: key}
+		n = &Node{Host: host, key: key}
+		if m.histories == nil || m.histories(key) {
+			n.Hist = &History{}
+		}
 		if host != "" {
 			n.p = p
 			if m.byHost == nil {
@@ -99,12 +110,14 @@ func (m *Model) record(host string, p *projection.Projection, out projection.Out
 		m.order = append(m.order, n)
 		m.added = append(m.added, n)
 	}
-	if ev.Kind == event.KindCreated && out.Changed {
-		if v, ok := p.View(ev.ChildID, time.Time{}); ok {
-			n.Hist.track(&v)
+	if n.Hist != nil {
+		if ev.Kind == event.KindCreated && out.Changed {
+			if v, ok := p.View(ev.ChildID, time.Time{}); ok {
+				n.Hist.track(&v)
+			}
 		}
+		n.Hist.record(ev, line, out.Result, out.Changed)
 	}
-	n.Hist.record(ev, line, out.Result, out.Changed)
 	if !n.dirty {
 		n.dirty = true
 		m.dirty = append(m.dirty, n)
