@@ -130,7 +130,11 @@ func run(top, path, fleetDir string, rounds, events int, idle time.Duration) err
 			}
 		}
 	}()
-	if err := scr.waitFor(0, "children:", 5*time.Minute); err != nil {
+	first := "children:"
+	if fleetDir != "" {
+		first = "LAST HEARD" // the host table (the title is cut at 80 columns)
+	}
+	if err := scr.waitFor(0, first, 10*time.Minute); err != nil {
 		return err
 	}
 	if err := scr.waitFor(0, "q quit", time.Minute); err != nil {

@@ -169,9 +169,14 @@ func (f *Fleet) HostClock(host string, now time.Time) (time.Time, string) {
 	if h == nil {
 		return now, ""
 	}
-	v, hostNow := h.view(now, f.opts.SilentAfter)
-	if v.Silent {
-		return hostNow, SilentReason(v.SilentSince)
+	hostNow := now
+	if skew, ok := h.skewNs(); ok {
+		hostNow = now.Add(-time.Duration(skew))
+	}
+	if h.lastHeardNs != 0 {
+		if heard := time.Unix(0, h.lastHeardNs); now.Sub(heard) > f.opts.SilentAfter {
+			return hostNow, SilentReason(event.Timestamp(heard)) // as view says it
+		}
 	}
 	return hostNow, ""
 }
