@@ -291,6 +291,9 @@ type HostView struct {
 	// unknown).
 	LastHeardAt  string `json:"lastHeardAt,omitempty"`
 	SinceHeardMs int64  `json:"sinceHeardMs"`
+	// LastHeard is LastHeardAt as a time (zero when unknown): a live view
+	// says how long ago at its own moment of drawing.
+	LastHeard time.Time `json:"-"`
 	// Silent says nothing has arrived from the host for longer than the
 	// threshold: its shipper or its network may be down, its work may not
 	// be. SilentSince is then LastHeardAt.
@@ -404,6 +407,7 @@ func (h *host) view(now time.Time, silentAfter time.Duration) (HostView, time.Ti
 	hostNow := now
 	if h.lastHeardNs != 0 {
 		heard := time.Unix(0, h.lastHeardNs)
+		v.LastHeard = heard
 		v.LastHeardAt = event.Timestamp(heard)
 		v.SinceHeardMs = max(0, now.Sub(heard).Milliseconds())
 		if now.Sub(heard) > silentAfter {

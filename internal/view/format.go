@@ -110,6 +110,10 @@ func Ago(ms int64) string {
 	return strconv.Itoa(int(d/(24*time.Hour))) + "d"
 }
 
+// AgoChange is the first duration after ms at which what Ago says of it
+// changes (a live view schedules its redraw with it).
+func AgoChange(ms int64) int64 { return nextStep(ms, agoSteps) }
+
 // Elapsed formats a duration in two units: 850ms, 42s, 3m07s, 2h05m, 3d04h.
 func Elapsed(ms int64) string {
 	ms = max(ms, 0)

@@ -67,13 +67,26 @@ func (l *Follower) runFleet(ctx context.Context) error {
 		l.err = err
 		fs.f.SetPending(fs.r.Pending())
 		fs.pending = len(fs.r.Pending())
-		fs.hosts = fs.f.HostViews()
 		flipped := false
-		for _, h := range fs.hosts {
-			if fs.silent[h.Host] != h.Silent {
-				fs.silent[h.Host] = h.Silent
-				l.m.TouchHost(h.Host)
-				flipped = true
+		if n == 0 {
+			// Nothing new: only the clock can have made a host silent.
+			now, after := fs.f.Now(), fs.f.SilentAfter()
+			for _, h := range fs.hosts {
+				if !h.LastHeard.IsZero() && now.Sub(h.LastHeard) > after != fs.silent[h.Host] {
+					flipped = true
+					break
+				}
+			}
+		}
+		if n > 0 || flipped || fs.hosts == nil {
+			fs.hosts = fs.f.HostViews()
+			flipped = false
+			for _, h := range fs.hosts {
+				if fs.silent[h.Host] != h.Silent {
+					fs.silent[h.Host] = h.Silent
+					l.m.TouchHost(h.Host)
+					flipped = true
+				}
 			}
 		}
 		l.mu.Unlock()

@@ -119,11 +119,13 @@ func (m *Model) hostTable(w int) []string {
 	rows := [][]string{{"HOST", "LAST HEARD", "SKEW", "DELAY", "CHILDREN", "DUPLICATES", "DAMAGE"}}
 	for _, h := range shown {
 		heard := "— (no gateway stamp)"
+		since := m.now.Sub(h.LastHeard).Milliseconds() // at this frame, not at the last reading
 		switch {
+		case h.LastHeard.IsZero():
 		case h.Silent:
-			heard = "SILENT " + view.Ago(h.SinceHeardMs) + " (children stale, not lost)"
-		case h.SinceHeardMs >= 0:
-			heard = view.Ago(h.SinceHeardMs) + " ago"
+			heard = "SILENT " + view.Ago(since) + " (children stale, not lost)"
+		default:
+			heard = view.Ago(since) + " ago"
 		}
 		rows = append(rows, []string{view.Shorten(h.Host, 24), heard, ms(h.SkewMs, true), ms(h.DelayMs, false),
 			fmt.Sprint(h.Children), fmt.Sprint(h.Duplicates), fmt.Sprint(h.Damage)})
@@ -159,6 +161,23 @@ func (m *Model) hostTable(w int) []string {
 		out = append(out, view.Cut(fmt.Sprintf("  … %d more hosts (H shows one at a time; / filters by name)", all-len(shown)), w))
 	}
 	return append(out, "")
+}
+
+// hostsChange is when the "last heard" of a host shown next reads
+// differently (zero: never).
+func (m *Model) hostsChange() time.Time {
+	shown, _ := m.shownHosts()
+	var next time.Time
+	for _, h := range shown {
+		if h.LastHeard.IsZero() {
+			continue
+		}
+		since := m.now.Sub(h.LastHeard).Milliseconds()
+		if t := h.LastHeard.Add(time.Duration(view.AgoChange(since)) * time.Millisecond); next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	return next
 }
 
 // ms formats a skew or a delay in milliseconds ("?" when unknown).

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,13 +49,16 @@ func fleetScene(t *testing.T, dir string, now time.Time) string {
 // startFleet follows the gateway output in dir as top --fleet does, and
 // returns the model caught up at 100×30 with the clock at now.
 func startFleet(t *testing.T, dir string, now time.Time) (*Model, *live.Follower) {
+	return startFleetClock(t, dir, func() time.Time { return now })
+}
+
+func startFleetClock(t *testing.T, dir string, clock func() time.Time) (*Model, *live.Follower) {
 	t.Helper()
 	r, err := fleet.NewReader(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	clock := func() time.Time { return now }
 	follower := live.NewFleet(dir, r, fleet.Options{Now: clock, SilentAfter: 30 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -196,5 +200,38 @@ func waitFor(t *testing.T, m *Model, f *live.Follower, ok func() bool) {
 		case <-deadline:
 			t.Fatalf("not shown in time:\n%s", m.View())
 		}
+	}
+}
+
+// TestFleetLastHeardMovesWithTheClock: with nothing new arriving, a
+// host's "last heard" is said at each frame's moment, redrawn when it
+// reads differently, and the host falls silent past the threshold.
+func TestFleetLastHeardMovesWithTheClock(t *testing.T) {
+	now := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
+	dir := t.TempDir()
+	fleetScene(t, dir, now)
+	var mu sync.Mutex
+	at := now
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return at }
+	m, f := startFleetClock(t, dir, clock)
+	if !strings.Contains(m.View(), "fleet-a  5s ago") {
+		t.Fatalf("fleet-a not heard 5s ago:\n%s", m.View())
+	}
+	if d := m.Due(); d.IsZero() || d.After(now.Add(2*time.Second)) {
+		t.Fatalf("the next redraw is due at %v, want within 2 s (fleet-a's last heard ticks)", d)
+	}
+	mu.Lock()
+	at = now.Add(12 * time.Second)
+	mu.Unlock()
+	m.Update(tickMsg(at))
+	if !strings.Contains(m.View(), "fleet-a  17s ago") {
+		t.Fatalf("last heard did not move with the clock:\n%s", m.View())
+	}
+	mu.Lock()
+	at = now.Add(40 * time.Second)
+	mu.Unlock()
+	waitFor(t, m, f, func() bool { return strings.Contains(m.View(), "3 hosts (3 silent)") })
+	if r := rowOf(t, m.View(), "fleet-a"); !strings.Contains(r, "stale (host silent)") {
+		t.Fatalf("fleet-a fell silent but its child is not stale: %q", r)
 	}
 }

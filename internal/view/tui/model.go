@@ -196,6 +196,8 @@ func (m *Model) schedule() tea.Cmd {
 func (m *Model) nextChange() time.Time {
 	var shown []view.Row
 	switch {
+	case m.caught && m.evidence && len(m.rows) == 0 && !m.detail:
+		return m.hostsChange()
 	case !m.caught || !m.evidence || len(m.rows) == 0:
 		return time.Time{}
 	case m.detail:
@@ -207,9 +209,8 @@ func (m *Model) nextChange() time.Time {
 		shown = m.rows[m.top:min(len(m.rows), m.top+m.listHeight())]
 	}
 	var next time.Time
-	if m.state.Fleet != nil && len(m.state.Fleet.Hosts) > 0 && !m.detail {
-		// the hosts' "last heard" ticks with the clock
-		next = m.now.Add(time.Second)
+	if !m.detail {
+		next = m.hostsChange() // the hosts' "last heard"
 	}
 	for _, r := range shown {
 		off := m.offset[r.Node.Host]
