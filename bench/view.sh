@@ -19,7 +19,7 @@ tj="$BENCH_TMP/view-top.jsonl"
 cp "$f1" "$tj"
 top=$("$TOPBENCH" -top "$(dirname "$LCWRAP")/lcwrap-top" -journal "$tj" -rounds "${VIEW_ROUNDS:-20}" -events 100 -idle "${VIEW_IDLE:-60s}")
 rm -rf "$tj" "$tj".*
-IFS=$'\t' read -r paint paintcpu refmed refmax idle <<<"$top"
+IFS=$'\t' read -r paint paintcpu refmed refmax idle _ <<<"$top"
 col() { echo "$1" | cut -f"$2"; }
 echo "## View (issue 16)"
 echo

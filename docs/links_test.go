@@ -227,6 +227,11 @@ func TestFrontDoor(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(ci)), "\n")
+	// After the suite, CI runs the fleet demo (the real Collectors, not
+	// part of make test; README says so).
+	if len(lines) > 1 && lines[len(lines)-1] == "make fleet-demo" {
+		lines = lines[:len(lines)-1]
+	}
 	if last := lines[len(lines)-1]; last != cmds[1] {
 		t.Errorf(".ci/run ends with %q; README's test command is %q", last, cmds[1])
 	}

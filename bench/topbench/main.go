@@ -2,12 +2,15 @@
 // 80×24: the time to its first full frame, the CPU each refresh with new
 // events costs, and the CPU it uses idle. It prints one tab-separated line:
 // first-paint wall ms, CPU ms at first paint, median refresh CPU ms, max
-// refresh CPU ms, idle CPU ms per minute. It is a benchmark tool, not part
+// refresh CPU ms, idle CPU ms per minute, median wall ms from an append
+// to the frame that shows it. With -fleet it runs top --fleet on a
+// gateway's output directory instead. It is a benchmark tool, not part
 // of lcwrap.
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -28,11 +31,12 @@ import (
 func main() {
 	top := flag.String("top", "bin/lcwrap-top", "the lcwrap-top binary")
 	path := flag.String("journal", "", "the journal (it is appended to)")
+	fleetDir := flag.String("fleet", "", "a gateway's output directory instead of a journal: top --fleet; each refresh's events are appended to its gateway.jsonl as one OTLP-JSON request of host bench-host")
 	rounds := flag.Int("rounds", 20, "refreshes of -events new events each")
 	events := flag.Int("events", 100, "events per refresh")
 	idle := flag.Duration("idle", 60*time.Second, "idle time measured (scaled to a minute)")
 	flag.Parse()
-	if err := run(*top, *path, *rounds, *events, *idle); err != nil {
+	if err := run(*top, *path, *fleetDir, *rounds, *events, *idle); err != nil {
 		fmt.Fprintln(os.Stderr, "topbench:", err)
 		os.Exit(1)
 	}
@@ -94,8 +98,11 @@ func cpu(pid int) time.Duration {
 	return time.Duration(ns)
 }
 
-func run(top, path string, rounds, events int, idle time.Duration) error {
+func run(top, path, fleetDir string, rounds, events int, idle time.Duration) error {
 	cmd := exec.Command(top, "-journal", path)
+	if fleetDir != "" {
+		cmd = exec.Command(top, "-fleet", fleetDir)
+	}
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
 	start := time.Now()
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
@@ -123,7 +130,11 @@ func run(top, path string, rounds, events int, idle time.Duration) error {
 			}
 		}
 	}()
-	if err := scr.waitFor(0, "children:", 5*time.Minute); err != nil {
+	first := "children:"
+	if fleetDir != "" {
+		first = "LAST HEARD" // the host table (the title is cut at 80 columns)
+	}
+	if err := scr.waitFor(0, first, 10*time.Minute); err != nil {
 		return err
 	}
 	if err := scr.waitFor(0, "q quit", time.Minute); err != nil {
@@ -135,12 +146,16 @@ func run(top, path string, rounds, events int, idle time.Duration) error {
 	// reading to the system, once: not a refresh's cost.
 	time.Sleep(3 * time.Second)
 
-	j, err := journal.Open(path, journal.Options{})
-	if err != nil {
-		return err
+	appendLines := func(lines [][]byte) error { return gatewayAppend(filepath.Join(fleetDir, "gateway.jsonl"), lines) }
+	if fleetDir == "" {
+		j, err := journal.Open(path, journal.Options{})
+		if err != nil {
+			return err
+		}
+		defer j.Close()
+		appendLines = func(lines [][]byte) error { _, err := j.Append(lines, false); return err }
 	}
-	defer j.Close()
-	var costs []time.Duration
+	var costs, lags []time.Duration
 	epoch := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	for r := range rounds {
 		lines := batch(epoch, r, events)
@@ -149,12 +164,14 @@ func run(top, path string, rounds, events int, idle time.Duration) error {
 		last := fmt.Sprintf("new-%03d-", r)
 		time.Sleep(300 * time.Millisecond) // let the last frame settle
 		mark, before := scr.len(), cpu(cmd.Process.Pid)
-		if _, err := j.Append(lines, false); err != nil {
+		appended := time.Now()
+		if err := appendLines(lines); err != nil {
 			return err
 		}
 		if err := scr.waitFor(mark, last, time.Minute); err != nil {
 			return err
 		}
+		lags = append(lags, time.Since(appended))
 		// The frame is out; let the refresh finish its work, then count.
 		time.Sleep(200 * time.Millisecond)
 		costs = append(costs, cpu(cmd.Process.Pid)-before)
@@ -166,8 +183,9 @@ func run(top, path string, rounds, events int, idle time.Duration) error {
 	idleCPU := time.Duration(float64(cpu(cmd.Process.Pid)-before) * float64(time.Minute) / float64(idle))
 	ptmx.Write([]byte("q"))
 	slices.Sort(costs)
+	slices.Sort(lags)
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 2, 64) }
-	fmt.Printf("%s\t%s\t%s\t%s\t%s\n", ms(paint), ms(paintCPU), ms(costs[len(costs)/2]), ms(costs[len(costs)-1]), ms(idleCPU))
+	fmt.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", ms(paint), ms(paintCPU), ms(costs[len(costs)/2]), ms(costs[len(costs)-1]), ms(idleCPU), ms(lags[len(lags)/2]))
 	return nil
 }
 
@@ -199,3 +217,35 @@ func batch(epoch string, round, events int) [][]byte {
 	}
 	return lines
 }
+
+// gatewayAppend appends lines to a gateway's output file as one OTLP-JSON
+// export request of host bench-host, each line a record's body, stamped
+// as the gateway's lcwrap_receive_time processor does.
+func gatewayAppend(path string, lines [][]byte) error {
+	now := strconv.FormatInt(time.Now().UnixNano(), 10)
+	recs := make([]any, len(lines))
+	for i, l := range lines {
+		body := append(l[:len(l):len(l)], []byte{}...)
+		body = append(body[:len(body)-1], fmt.Sprintf(`,"journalSequence":%d}`, benchSeq+int64(i)+1)...)
+		recs[i] = map[string]any{"observedTimeUnixNano": now, "body": map[string]any{"stringValue": string(body)},
+			"attributes": []any{map[string]any{"key": "lcwrap.gateway.received_time_unix_nano", "value": map[string]any{"intValue": now}}}}
+	}
+	benchSeq += int64(len(lines))
+	req := map[string]any{"resourceLogs": []any{map[string]any{
+		"resource":  map[string]any{"attributes": []any{map[string]any{"key": "host.name", "value": map[string]any{"stringValue": "bench-host"}}}},
+		"scopeLogs": []any{map[string]any{"scope": map[string]any{}, "logRecords": recs}}}}}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Write(append(b, '\n'))
+	return err
+}
+
+// benchSeq is the last journalSequence given to bench-host's lines.
+var benchSeq int64

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/fleet"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/view/live"
 	"github.com/lcwrap/lcwrap/internal/view/tui"
@@ -38,6 +39,8 @@ func run(args []string) int {
 	fs.SetOutput(io.Discard)
 	path := fs.String("journal", "", "the journal to follow (default: $LCWRAP_JOURNAL, else the state directory's)")
 	interval := fs.Duration("interval", tui.DefaultInterval, "the least time between two redraws of the clock")
+	fleetPath := fs.String("fleet", "", "a fleet: the gateway Collector's output (a file, a directory or a glob) instead of a journal")
+	silentAfter := fs.Duration("silent-after", fleet.DefaultSilentAfter, "with -fleet: a host unheard for this long is silent")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(os.Stderr, "lcwrap: %v (see 'lcwrap top --help')\n", err)
 		return exitUsage
@@ -50,9 +53,37 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "lcwrap: top takes no arguments, not %q (see 'lcwrap top --help')\n", fs.Arg(0))
 		return exitUsage
 	}
+	if *fleetPath != "" && *path != "" {
+		fmt.Fprintln(os.Stderr, "lcwrap: --fleet and --journal name two inputs; choose one (see 'lcwrap top --help')")
+		return exitUsage
+	}
+	if *silentAfter <= 0 {
+		fmt.Fprintf(os.Stderr, "lcwrap: --silent-after must be positive, not %v (see 'lcwrap top --help')\n", *silentAfter)
+		return exitUsage
+	}
 	if !term.IsTerminal(int(os.Stdout.Fd())) {
 		fmt.Fprintln(os.Stderr, NotATerminal)
 		return exitUsage
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	if *fleetPath != "" {
+		r, err := fleet.NewReader(*fleetPath)
+		if errors.Is(err, fleet.ErrNoOutput) {
+			fmt.Fprintf(os.Stderr, "lcwrap: %v: nothing was shipped there yet; --fleet names the gateway's output (the file exporter's directory, a file of it, or a glob)\n", err)
+			return exitFailed
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "lcwrap: --fleet: %v\n", err)
+			return exitFailed
+		}
+		defer r.Close()
+		follower := live.NewFleet(*fleetPath, r, fleet.Options{SilentAfter: *silentAfter})
+		m := tui.New(tui.Options{Live: follower, Color: !noColor, Interval: *interval})
+		var inner tea.Model = m
+		if os.Getenv(panicHook) == "key" {
+			inner = panicOnKey{m}
+		}
+		return show(inner, m, follower, *fleetPath)
 	}
 	if *path == "" {
 		p, err := journal.DefaultPath()
@@ -62,7 +93,6 @@ func run(args []string) int {
 		}
 		*path = p
 	}
-	_, noColor := os.LookupEnv("NO_COLOR")
 	var lines live.Lines = live.JournalLines(*path)
 	if os.Getenv(panicHook) == "follower" {
 		lines = panicking{lines}

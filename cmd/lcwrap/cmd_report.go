@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/fleet"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/outpath"
 	"github.com/lcwrap/lcwrap/internal/redact"
@@ -31,7 +32,10 @@ func reportCommand(std stdio) *cli.Command {
 			"stale spans visible), nested by lineage; a table of the children; a section\n" +
 			"per child with its last events, its capabilities and why each unknown one is\n" +
 			"unknown. Text is redacted. Past --limit children, ended ones are counted per\n" +
-			"state instead of drawn, and the report says how many.",
+			"state instead of drawn, and the report says how many.\n" +
+			"With --fleet PATH it reads a gateway Collector's output (docs/fleet.md): a\n" +
+			"host table, one timeline lane per host (its times on the gateway's clock),\n" +
+			"and every child with its host; --child ID matches that id on every host.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
 			&cli.StringFlag{Name: "file", Usage: "read events from `PATH` (- for standard input) instead of the journal"},
@@ -40,6 +44,8 @@ func reportCommand(std stdio) *cli.Command {
 			&cli.StringFlag{Name: "since", Usage: "leave out children that ended before `WHEN`: a duration back from now (2h) or a UTC time (2026-12-01T09:00:00Z)"},
 			&cli.StringSliceFlag{Name: "child", Usage: "only child `ID` and its descendants (repeatable)"},
 			&cli.IntFlag{Name: "limit", Value: htmlreport.DefaultLimit, Usage: "children drawn one by one; ended ones past it are counted per state"},
+			fleetFlag(),
+			silentAfterFlag(),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error { return reportAction(cmd, std) },
 	}
@@ -61,6 +67,14 @@ func reportAction(cmd *cli.Command, std stdio) error {
 		return usagef(cmd, "--limit must be at least 1, not %d", cmd.Int("limit"))
 	case out == "" && isTerminal(std.out):
 		return usagef(cmd, "report writes HTML: give --html FILE, or redirect standard output to a file")
+	case cmd.IsSet("fleet") && (file != "" || cmd.IsSet("journal")):
+		return usagef(cmd, "--fleet and --%s name two inputs; choose one", map[bool]string{true: "file", false: "journal"}[file != ""])
+	case cmd.IsSet("fleet") && cmd.Bool("mixed"):
+		return usagef(cmd, "--mixed applies to --file streams only")
+	case !cmd.IsSet("fleet"):
+		if err := fleetOnly(cmd); err != nil {
+			return err
+		}
 	}
 	opts := htmlreport.Options{Now: now, Limit: int(cmd.Int("limit"))}
 	if s := cmd.String("since"); s != "" {
@@ -73,51 +87,137 @@ func reportAction(cmd *cli.Command, std stdio) error {
 	if cmd.IsSet("child") {
 		opts.Children = cmd.StringSlice("child")
 	}
-	m := view.NewModel()
-	if file != "" {
+	// Two readings where the input can be read again: the first chooses
+	// the children drawn, the second keeps their histories only, so the
+	// report's memory grows with the children drawn, not the input.
+	var (
+		read  htmlreport.Read
+		again = true
+		f1    *fleet.Fleet
+	)
+	switch {
+	case cmd.IsSet("fleet"):
+		path := cmd.String("fleet")
+		opts.Input = path
+		records := int64(-1) // what the first reading read
+		read = func(m *view.Model, keep func(string) bool) error {
+			r, f, err := fleetRead(cmd, path)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			if f1 == nil {
+				f1 = f
+				m.SetHostClock(f.HostClock)
+			}
+			n := int64(0)
+			err = r.Pass(func(it *fleet.Item) error {
+				if records >= 0 && n >= records {
+					return errReadEnough
+				}
+				n++
+				if keep != nil && (it.Event == nil || !keep(view.KeyOf(it.Host, it.Event.ChildID))) {
+					return nil
+				}
+				f.ApplyTo(m, it)
+				return nil
+			})
+			if records < 0 {
+				records = n
+			}
+			if err != nil && !errors.Is(err, errReadEnough) {
+				return exitCode(1, "reading the fleet at %s: %v", path, err)
+			}
+			return nil
+		}
+	case file != "":
 		opts.Input = file
-		r := io.Reader(std.in)
+		var in io.Reader = std.in
 		if file != "-" {
-			f, err := os.Open(file)
+			fi, err := os.Stat(file)
 			if err != nil {
 				return exitCode(1, "%v", err)
 			}
-			defer f.Close()
-			r = f
+			again = fi.Mode().IsRegular() // a FIFO or a device is a stream: read once
+		} else {
+			again = false
 		}
-		d := event.NewDecoder(r, event.DecoderOptions{Mixed: cmd.Bool("mixed"), Redact: redact.Text})
-		for {
-			rec, err := d.Next()
-			if errors.Is(err, io.EOF) {
-				break
+		lines := int64(-1) // what the first reading read
+		read = func(m *view.Model, keep func(string) bool) error {
+			r := in
+			if file != "-" {
+				f, err := os.Open(file)
+				if err != nil {
+					return exitCode(1, "%v", err)
+				}
+				defer f.Close()
+				r = f
 			}
-			if err != nil {
-				return exitCode(1, "reading %s: %v", file, err)
+			d := event.NewDecoder(r, event.DecoderOptions{Mixed: cmd.Bool("mixed"), Redact: redact.Text})
+			n := int64(0)
+			for lines < 0 || n < lines {
+				rec, err := d.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					return exitCode(1, "reading %s: %v", file, err)
+				}
+				n++
+				if keep == nil || keep(rec.Event.ChildID) {
+					m.Apply(&rec.Event, rec.Line.Bytes, 0)
+				}
 			}
-			m.Apply(&rec.Event, rec.Line.Bytes, 0)
+			if lines < 0 {
+				lines, opts.BadLines = n, d.Stats().Invalid
+			}
+			return nil
 		}
-		opts.BadLines = d.Stats().Invalid
-	} else {
+	default:
 		path, err := journalPath(cmd)
 		if err != nil {
 			return exitCode(1, "%v", err)
 		}
 		warnTrust(std, path)
 		opts.Input = path
-		err = journal.Scan(path, 0, func(rec event.Record, raw []byte) error {
-			m.Apply(&rec.Event, raw, rec.JournalSequence)
+		last := int64(-1) // the last line the first reading read
+		read = func(m *view.Model, keep func(string) bool) error {
+			first := last < 0
+			err := journal.Scan(path, 0, func(rec event.Record, raw []byte) error {
+				if !first && rec.JournalSequence > last {
+					return errReadEnough
+				}
+				if first {
+					last = rec.JournalSequence
+				}
+				if keep == nil || keep(rec.Event.ChildID) {
+					m.Apply(&rec.Event, raw, rec.JournalSequence)
+				}
+				return nil
+			})
+			if first && last < 0 {
+				last = 0
+			}
+			var be *journal.BlockedError
+			switch {
+			case errors.As(err, &be):
+				if first {
+					opts.Blocked = be.Error() + "; the report shows what the lines before it say"
+					fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(opts.Blocked))
+				}
+			case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errReadEnough):
+				return exitCode(1, "cannot read the journal: %v", err)
+			}
 			return nil
-		})
-		var be *journal.BlockedError
-		switch {
-		case errors.As(err, &be):
-			opts.Blocked = be.Error() + "; the report shows what the lines before it say"
-			fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(opts.Blocked))
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			return exitCode(1, "cannot read the journal: %v", err)
 		}
 	}
-	m.Sync(now)
+	m, err := htmlreport.Build(read, again, view.NewModel, opts)
+	if err != nil {
+		return err
+	}
+	if f1 != nil {
+		opts.Fleet = &htmlreport.Fleet{Hosts: f1.HostViews(), Totals: f1.Totals()}
+	}
 	if out == "" {
 		_, err := htmlreport.Write(std.out, m, opts)
 		return err
@@ -144,6 +244,10 @@ func reportAction(cmd *cli.Command, std stdio) error {
 	fmt.Fprintln(std.out, msg)
 	return nil
 }
+
+// errReadEnough ends a second reading of a report's input where the
+// first one ended.
+var errReadEnough = errors.New("read as far as the first reading")
 
 // count says "1 child" or "n children".
 func count(n int, one, many string) string {

@@ -137,6 +137,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 			examples: []example{
 				{"lcwrap top", "the live tree of every child in the journal"},
 				{"NO_COLOR=1 lcwrap top --journal ci.jsonl", "another journal, without colour"},
+				{"lcwrap top --fleet /var/lib/otel/lcwrap/", "many hosts (H: one host at a time)"},
 			},
 		},
 		"lcwrap serve": {

@@ -12,7 +12,10 @@
 // gateway killed while writing) is damage with its file and offset, and
 // the request appended after it is still read. Every record has a Cursor
 // (file, line offset, index in the line, fingerprint of the file's first
-// bytes) that survives the rotation renaming its file.
+// bytes) that survives the rotation renaming its file. Lines are decoded
+// by a decoder specialised to the exporter's OTLP-JSON, which answers
+// only where encoding/json would answer the same and leaves the rest
+// (anything unusual, invalid or differently typed) to encoding/json.
 //
 // Fleet keeps one projection per host, so a child is (host, childId) and
 // the cost grows with the records read, not with hosts × records.
@@ -25,6 +28,11 @@
 // the threshold makes its open children stale with the reason "host
 // silent since T"; a host's children are otherwise judged on the host's
 // clock, so a host clock minutes off makes them neither stale nor fresh.
+//
+// NewModel and ApplyTo feed a live model (internal/view) beside the host
+// projections, for top --fleet and report --fleet: a child is (host,
+// childId) there too, judged on its host's clock, stale while its host is
+// silent (HostClock).
 //
 // What it refuses to claim: everything rests on what was shipped. A
 // silent host is not a dead one and its children are never lost or ended

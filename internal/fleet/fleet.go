@@ -6,6 +6,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/projection"
+	"github.com/lcwrap/lcwrap/internal/view"
 )
 
 // DefaultSilentAfter is how long a host may go unheard before its open
@@ -93,6 +94,9 @@ type Outcome struct {
 	// Control says it was one of a journal's own records, counted and
 	// not shown (as lcwrap's journal readers do).
 	Control bool
+	// Changed says the event changed its child's state (the host
+	// projection's Outcome.Changed).
+	Changed bool
 }
 
 // Shown reports whether a reader that shows each record once shows it.
@@ -128,8 +132,67 @@ func (f *Fleet) Apply(it *Item) Outcome {
 		h.duplicates++
 		f.duplicates++
 	}
-	return Outcome{Host: it.Host, Result: out.Result}
+	return Outcome{Host: it.Host, Result: out.Result, Changed: out.Changed}
 }
+
+// Projection returns host's projection, or nil for a host not heard
+// from. A live view (internal/view) keeps its tree and histories beside
+// it rather than projecting every event twice; it must not Apply to it.
+func (f *Fleet) Projection(host string) *projection.Projection {
+	if h := f.hosts[host]; h != nil {
+		return h.p
+	}
+	return nil
+}
+
+// HostViews describes every host now, by name, as Report does but
+// without its children: Children is how many the host has, Open and
+// Ended are left 0 and Events empty. It costs a few operations per host,
+// for a live view's every pass.
+func (f *Fleet) HostViews() []HostView {
+	now := f.opts.Now()
+	out := make([]HostView, 0, len(f.hosts))
+	for _, n := range f.Hosts() {
+		h := f.hosts[n]
+		v, _ := h.view(now, f.opts.SilentAfter)
+		v.Children = h.p.Len()
+		out = append(out, v)
+	}
+	return out
+}
+
+// HostClock is host's clock at the reader's now (now less its skew; now
+// when unknown) and, when the host is silent at now, the stale reason
+// of its open children (SilentReason).
+func (f *Fleet) HostClock(host string, now time.Time) (time.Time, string) {
+	h := f.hosts[host]
+	if h == nil {
+		return now, ""
+	}
+	hostNow := now
+	if skew, ok := h.skewNs(); ok {
+		hostNow = now.Add(-time.Duration(skew))
+	}
+	if h.lastHeardNs != 0 {
+		if heard := time.Unix(0, h.lastHeardNs); now.Sub(heard) > f.opts.SilentAfter {
+			return hostNow, SilentReason(event.Timestamp(heard)) // as view says it
+		}
+	}
+	return hostNow, ""
+}
+
+// Totals are the counts of everything a fleet read.
+type Totals struct {
+	Records, Duplicates, Damage, NoReceiveStamp int64
+}
+
+// Totals returns what was read so far.
+func (f *Fleet) Totals() Totals {
+	return Totals{Records: f.records, Duplicates: f.duplicates, Damage: f.damageCount, NoReceiveStamp: f.noStamp}
+}
+
+// Now is the fleet's clock (Options.Now).
+func (f *Fleet) Now() time.Time { return f.opts.Now() }
 
 // SetPending records the partly written lines the reader waits for.
 func (f *Fleet) SetPending(p []Pending) { f.pending = append(f.pending[:0], p...) }
@@ -228,6 +291,9 @@ type HostView struct {
 	// unknown).
 	LastHeardAt  string `json:"lastHeardAt,omitempty"`
 	SinceHeardMs int64  `json:"sinceHeardMs"`
+	// LastHeard is LastHeardAt as a time (zero when unknown): a live view
+	// says how long ago at its own moment of drawing.
+	LastHeard time.Time `json:"-"`
 	// Silent says nothing has arrived from the host for longer than the
 	// threshold: its shipper or its network may be down, its work may not
 	// be. SilentSince is then LastHeardAt.
@@ -291,7 +357,7 @@ const ReportSchema = "lcwrap-fleet-status/1"
 const Basis = "shipped evidence: journal lines as the gateway received them; no process was checked"
 
 // SilentReason is the stale reason of an open child of a silent host.
-func SilentReason(since string) string { return "host silent since " + since }
+func SilentReason(since string) string { return view.HostSilent + " since " + since }
 
 // Report describes every host and child now: hosts by name; children by
 // host, then as projection.Report orders them. A host's children are
@@ -341,6 +407,7 @@ func (h *host) view(now time.Time, silentAfter time.Duration) (HostView, time.Ti
 	hostNow := now
 	if h.lastHeardNs != 0 {
 		heard := time.Unix(0, h.lastHeardNs)
+		v.LastHeard = heard
 		v.LastHeardAt = event.Timestamp(heard)
 		v.SinceHeardMs = max(0, now.Sub(heard).Milliseconds())
 		if now.Sub(heard) > silentAfter {
@@ -367,4 +434,25 @@ func (f *Fleet) Hosts() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// NewModel returns an empty live model (internal/view) whose hosts are
+// judged by this fleet: on each host's clock, stale while it is silent.
+// Fill it with ApplyTo.
+func (f *Fleet) NewModel() *view.Model {
+	m := view.NewModel()
+	m.SetHostClock(f.HostClock)
+	return m
+}
+
+// ApplyTo applies it as Apply does and records its event in m (a model
+// from NewModel), which keeps its tree and histories beside the fleet's
+// host projections: the child is (host, childId), and a record delivered
+// again is m's Duplicate too.
+func (f *Fleet) ApplyTo(m *view.Model, it *Item) Outcome {
+	o := f.Apply(it)
+	if !o.Damage && !o.Control {
+		m.ApplyHost(it.Host, f.Projection(it.Host), projection.Outcome{Result: o.Result, ChildID: it.Event.ChildID, Changed: o.Changed}, it.Event, it.JournalSequence)
+	}
+	return o
 }

@@ -134,6 +134,15 @@ func decodeRequest(b []byte) ([]rawRecord, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return nil, errNotOTLP
 	}
+	if out, ok := decodeFast(b); ok {
+		return out, nil
+	}
+	return decodeSlow(b)
+}
+
+// decodeSlow decodes a request with encoding/json: everything decodeFast
+// leaves to it.
+func decodeSlow(b []byte) ([]rawRecord, error) {
 	var w wireLogs
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, errNotOTLP

@@ -106,6 +106,7 @@ type Reader struct {
 
 	pending []Pending
 	buf     []byte
+	br      *bufio.Reader // reused by every read: a pass costs no buffer
 }
 
 type fileState struct {
@@ -327,7 +328,12 @@ func (r *Reader) read(st *fileState, fn func(*Item) error) error {
 		}
 		st.head = h[:n]
 	}
-	br := bufio.NewReaderSize(io.NewSectionReader(st.f, st.off, size-st.off), 256<<10)
+	if r.br == nil {
+		r.br = bufio.NewReaderSize(nil, 256<<10)
+	}
+	br := r.br
+	br.Reset(io.NewSectionReader(st.f, st.off, size-st.off))
+	defer br.Reset(nil) // keep no file
 	max := r.MaxLineBytes
 	if max <= 0 {
 		max = DefaultMaxLineBytes

@@ -15,10 +15,11 @@ import (
 
 // TestGenerateScale writes the scale comparison of docs/fleet.md when
 // FLEET_GEN_DIR names a directory (it is skipped otherwise): 100 hosts ×
-// 100 children × 10 events as a gateway's output (gw/, body-only records,
-// one request per host and child, rotated at 100 MB) and as one journal
-// holding the same events (journal.jsonl, child ids made unique with the
-// host's name). Then compare
+// 100 children × FLEET_GEN_EVENTS events (10 unless set; 100 makes the
+// issue's 1M) as a gateway's output (gw/, body-only records, one request
+// per host and child, rotated at 100 MB) and as one journal holding the
+// same events (journal.jsonl, child ids made unique with the host's
+// name). bench/fleetscale.sh runs it. Then compare
 //
 //	lcwrap status --journal DIR/journal.jsonl --all --json
 //	lcwrap status --fleet DIR/gw --all --json
@@ -28,6 +29,9 @@ func TestGenerateScale(t *testing.T) {
 		t.Skip("FLEET_GEN_DIR is not set: nothing to generate")
 	}
 	hosts, children, per := 100, 100, 10
+	if n, err := strconv.Atoi(os.Getenv("FLEET_GEN_EVENTS")); err == nil && n >= 4 {
+		per = n
+	}
 	os.MkdirAll(filepath.Join(dir, "gw"), 0o755)
 	jf, _ := os.Create(filepath.Join(dir, "journal.jsonl"))
 	jw := bufio.NewWriterSize(jf, 1<<20)

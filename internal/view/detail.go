@@ -25,6 +25,9 @@ func Detail(n *Node, now time.Time) []string {
 		add("  * provisional: events are missing (joined mid-way, or a sequence gap); the state may be behind")
 	}
 	out = append(out, "")
+	if n.Host != "" {
+		add("Host      %s  (a fleet's host: what it shipped; no process was checked from here)", n.Host)
+	}
 	add("Lineage   %s", Lineage(n))
 	l := v.Lineage
 	add("          root %s · attempt %d%s%s", orDash(l.RootChildID), l.Attempt, ifs(l.ParentChildID != "", " · parent "+l.ParentChildID), ifs(l.AdoptedAt != "", " · adopted at "+l.AdoptedAt))
@@ -43,7 +46,10 @@ func Detail(n *Node, now time.Time) []string {
 	if w := WaitText(v, now); w != "" {
 		add("Waiting   %s", w)
 	}
-	if v.Stale {
+	switch {
+	case v.Stale && n.Host != "":
+		add("          stale (%s): stale is not lost; 'lcwrap status --reconcile' on host %s checks the process", v.StaleReason, n.Host)
+	case v.Stale:
 		add("          stale (%s): stale is not lost; 'lcwrap status --reconcile' checks the process", v.StaleReason)
 	}
 	add("Activity  %s", Activity(v))

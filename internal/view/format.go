@@ -18,6 +18,11 @@ func Shorten(s string, n int) string { return termtext.Shorten(s, n) }
 // at reads a report timestamp as unix milliseconds (0 when empty).
 func at(ts string) int64 { return projection.Millis(ts) }
 
+// HostSilent begins the stale reason of an open child of a fleet's host
+// that has not been heard from for too long (internal/fleet): whatever its
+// own evidence said, it is stale, and never lost.
+const HostSilent = "host silent"
+
 // Fresh says how recent the lifecycle source's last word about v is at
 // now: the text of a freshness cell and whether v is stale. A child
 // without a declared heartbeat shows "—": its freshness cannot be judged.
@@ -26,6 +31,9 @@ func Fresh(v *projection.ChildView, now time.Time) (string, bool) {
 		return "—", false
 	}
 	stale := v.StaleReason == projection.StaleOmitted
+	if strings.HasPrefix(v.StaleReason, HostSilent) {
+		return "stale (" + HostSilent + ")", true
+	}
 	if hb := v.Heartbeat; hb != nil {
 		since := now.UnixMilli() - at(hb.LastEvidenceAt)
 		if since > hb.DeadlineMs {
@@ -72,6 +80,10 @@ func Ago(ms int64) string {
 	}
 	return strconv.Itoa(int(d/(24*time.Hour))) + "d"
 }
+
+// AgoChange is the first duration after ms at which what Ago says of it
+// changes (a live view schedules its redraw with it).
+func AgoChange(ms int64) int64 { return nextStep(ms, agoSteps) }
 
 // Elapsed formats a duration in two units: 850ms, 42s, 3m07s, 2h05m, 3d04h.
 func Elapsed(ms int64) string {

@@ -26,7 +26,19 @@ type Model struct {
 	cursor  int64
 	lines   int64
 	tally   map[string]int
+	// A fleet's: its hosts' nodes, and each host's clock and silence.
+	byHost    map[string][]*Node
+	hostClock HostClock
+	// histories says which children keep a History (nil: all).
+	histories func(key string) bool
 }
+
+// HostClock says, for a fleet's host at the reader's now, the host's own
+// clock (now less the host's clock skew: the host's events are judged on
+// it) and why its open children are stale regardless of their own
+// evidence ("" when nothing makes them so; "host silent since T" when
+// nothing arrived from the host for too long).
+type HostClock func(host string, now time.Time) (hostNow time.Time, staleReason string)
 
 // NewModel returns an empty model.
 func NewModel() *Model {
@@ -36,21 +48,76 @@ func NewModel() *Model {
 // Apply projects one valid event; raw is the line it came from, line its
 // journalSequence (0 outside a journal).
 func (m *Model) Apply(ev *event.Event, raw []byte, line int64) {
-	out := m.p.Apply(ev, raw)
-	n := m.nodes[ev.ChildID]
+	m.record("", m.p, m.p.Apply(ev, raw), ev, line)
+}
+
+// ApplyHost records one event of a fleet's host that p, the host's own
+// projection, has applied with outcome out (internal/fleet keeps one
+// projection per host for its dedup; the model keeps the tree and the
+// histories beside it). The child is (host, childId); line is the
+// event's journalSequence on its host.
+func (m *Model) ApplyHost(host string, p *projection.Projection, out projection.Outcome, ev *event.Event, line int64) {
+	m.record(host, p, out, ev, line)
+}
+
+// SetHistories says which children keep a History (by key; nil: every
+// child, the default): the others get none (Node.Hist is nil), so a
+// reader that shows few of many children (lcwrap report) holds the
+// histories of those it shows only. Set it before the first event.
+func (m *Model) SetHistories(keep func(key string) bool) { m.histories = keep }
+
+// SetHostClock sets how a fleet's hosts are judged (see HostClock).
+func (m *Model) SetHostClock(c HostClock) { m.hostClock = c }
+
+// TouchHost makes every child of host be judged again at the next Sync
+// (its silence or clock changed, with no event of its own).
+func (m *Model) TouchHost(host string) {
+	for _, n := range m.byHost[host] {
+		if !n.dirty {
+			n.dirty = true
+			m.dirty = append(m.dirty, n)
+		}
+	}
+}
+
+// HostNow is host's clock at the reader's now (now itself for one
+// journal's children, or without a HostClock).
+func (m *Model) HostNow(host string, now time.Time) time.Time {
+	if host == "" || m.hostClock == nil {
+		return now
+	}
+	t, _ := m.hostClock(host, now)
+	return t
+}
+
+func (m *Model) record(host string, p *projection.Projection, out projection.Outcome, ev *event.Event, line int64) {
+	key := KeyOf(host, ev.ChildID)
+	n := m.nodes[key]
 	if n == nil {
-		n = &Node{Hist: &History{}}
+		n = &Node{Host: host, key: key}
+		if m.histories == nil || m.histories(key) {
+			n.Hist = &History{}
+		}
+		if host != "" {
+			n.p = p
+			if m.byHost == nil {
+				m.byHost = map[string][]*Node{}
+			}
+			m.byHost[host] = append(m.byHost[host], n)
+		}
 		n.View.ChildID = ev.ChildID
-		m.nodes[ev.ChildID] = n
+		m.nodes[key] = n
 		m.order = append(m.order, n)
 		m.added = append(m.added, n)
 	}
-	if ev.Kind == event.KindCreated && out.Changed {
-		if v, ok := m.p.View(ev.ChildID, time.Time{}); ok {
-			n.Hist.track(&v)
+	if n.Hist != nil {
+		if ev.Kind == event.KindCreated && out.Changed {
+			if v, ok := p.View(ev.ChildID, time.Time{}); ok {
+				n.Hist.track(&v)
+			}
 		}
+		n.Hist.record(ev, line, out.Result, out.Changed)
 	}
-	n.Hist.record(ev, line, out.Result, out.Changed)
 	if !n.dirty {
 		n.dirty = true
 		m.dirty = append(m.dirty, n)
@@ -82,7 +149,8 @@ func (m *Model) View(childID string, now time.Time) (projection.ChildView, bool)
 	return m.p.View(childID, now)
 }
 
-// Counts returns the projection's result counts.
+// Counts returns the projection's result counts (one journal's; a
+// fleet's are its hosts' projections').
 func (m *Model) Counts() projection.Counts { return m.p.Counts() }
 
 // Sync brings the children touched since the last Sync up to date at now
@@ -92,7 +160,7 @@ func (m *Model) Sync(now time.Time) bool {
 		return false
 	}
 	for _, n := range m.dirty {
-		v, _ := m.p.View(n.ID(), now)
+		v := m.judge(n, now)
 		if n.View.Display != "" {
 			m.tally[n.View.Display]--
 		}
@@ -113,6 +181,24 @@ func (m *Model) Sync(now time.Time) bool {
 	}
 	m.added, m.relink = m.added[:0], false
 	return true
+}
+
+// judge is n's view at now: on its host's clock, stale while its host
+// is silent.
+func (m *Model) judge(n *Node, now time.Time) projection.ChildView {
+	if n.p == nil {
+		v, _ := m.p.View(n.ID(), now)
+		return v
+	}
+	reason := ""
+	if m.hostClock != nil {
+		now, reason = m.hostClock(n.Host, now)
+	}
+	v, _ := n.p.View(n.ID(), now)
+	if reason != "" && !v.Ended() {
+		v.Stale, v.StaleReason = true, reason
+	}
+	return v
 }
 
 // rebuild links the whole tree again.
@@ -136,8 +222,8 @@ func (m *Model) rebuild() {
 // that would close a loop.
 func (m *Model) insert(n *Node) {
 	n.start = at(n.View.FirstSeenAt)
-	n.parent, n.Retry = placement(n, func(id string) *Node {
-		if p := m.nodes[id]; p != nil && m.placed[p] {
+	n.parent, n.Retry = placement(n, func(key string) *Node {
+		if p := m.nodes[key]; p != nil && m.placed[p] {
 			return p
 		}
 		return nil
@@ -151,14 +237,14 @@ func (m *Model) insert(n *Node) {
 		}
 	}
 	m.placed[n] = true
-	waiting := m.orphans[n.ID()]
-	delete(m.orphans, n.ID())
+	waiting := m.orphans[n.Key()]
+	delete(m.orphans, n.Key())
 	for _, o := range waiting {
 		if o.parent != nil || isAncestor(o, n) {
 			continue
 		}
-		p, retry := placement(o, func(id string) *Node {
-			if id == n.ID() {
+		p, retry := placement(o, func(key string) *Node {
+			if key == n.Key() {
 				return n
 			}
 			return nil
@@ -179,8 +265,9 @@ func (m *Model) Tally() map[string]int { return m.tally }
 // Roots returns the lineage tree as of the last Sync.
 func (m *Model) Roots() []*Node { return m.roots }
 
-// Node returns a child's node, or nil.
-func (m *Model) Node(id string) *Node { return m.nodes[id] }
+// Node returns a child's node by its key (Node.Key: the childId for one
+// journal), or nil.
+func (m *Model) Node(key string) *Node { return m.nodes[key] }
 
 // Nodes returns every node, in the order first seen.
 func (m *Model) Nodes() []*Node { return m.order }

@@ -14,14 +14,16 @@ import (
 // A column of the table: its title and the width it takes at most (see
 // fitSteps for how it gives way).
 type column struct {
-	title  string
-	max    int
-	middle bool // cut in the middle (ids), not at the end
+	title    string
+	max      int
+	middle   bool // cut in the middle (ids), not at the end
+	optional bool // shown only when a row has text in it (HOST: a fleet's)
 }
 
 // The columns of `lcwrap status` and of `lcwrap top`, in order.
 const (
-	ColChild = iota
+	ColHost = iota // a fleet's host; not shown for one journal
+	ColChild
 	ColState
 	ColUnknown
 	ColActivity
@@ -35,11 +37,12 @@ const (
 )
 
 var columns = [NumCols]column{
+	ColHost:     {title: "HOST", max: 24, middle: true, optional: true},
 	ColChild:    {title: "CHILD", max: 40, middle: true},
 	ColState:    {title: "STATE", max: 20},
 	ColUnknown:  {title: "UNK", max: 3},
 	ColActivity: {title: "ACTIVITY", max: 40},
-	ColFresh:    {title: "FRESHNESS", max: 10},
+	ColFresh:    {title: "FRESHNESS", max: 19}, // "stale (host silent)"
 	ColStarted:  {title: "STARTED", max: 12},
 	ColDuration: {title: "DURATION", max: 8},
 	ColExit:     {title: "EXIT", max: 9},
@@ -61,6 +64,7 @@ func Cells(r Row, now time.Time) [NumCols]Cell {
 		id += fmt.Sprintf(" #%d", v.Lineage.Attempt)
 	}
 	c := [NumCols]Cell{
+		ColHost:     {Text: termtext.Clean(r.Node.Host)},
 		ColChild:    {Prefix: r.Prefix, Text: id},
 		ColState:    {Text: Symbol(v.Display) + " " + StateText(v), Color: Color(v.Display)},
 		ColUnknown:  {Text: UnknownMark(v), Color: sgrYellow},
@@ -103,7 +107,8 @@ var fitSteps = []struct {
 	{col: ColSource, floor: 8}, {col: ColSource, drop: true}, {col: ColStarted, drop: true},
 	{col: ColActivity, floor: 10}, {col: ColChild, floor: 16}, {col: ColDuration, drop: true},
 	{col: ColExit, floor: 4}, {col: ColChild, floor: 12}, {col: ColActivity, drop: true},
-	{col: ColFresh, drop: true}, {col: ColUnknown, drop: true}, {col: ColChild, floor: 4},
+	{col: ColFresh, drop: true}, {col: ColUnknown, drop: true}, {col: ColHost, floor: 8}, {col: ColChild, floor: 4},
+	{col: ColHost, floor: 4},
 }
 
 // Fit lays out cells for a terminal of the given width (0: no limit
@@ -113,8 +118,13 @@ func Fit(rows [][NumCols]Cell, total int) Layout {
 	var l Layout
 	for i, c := range columns {
 		l[i] = width(c.title)
+		used := false
 		for _, r := range rows {
 			l[i] = max(l[i], min(width(r[i].Prefix)+width(r[i].Text), c.max))
+			used = used || r[i].Text != ""
+		}
+		if c.optional && !used {
+			l[i] = 0
 		}
 	}
 	if total <= 0 {

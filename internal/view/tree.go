@@ -11,6 +11,10 @@ import (
 // Node is one child in the lineage tree.
 type Node struct {
 	View projection.ChildView
+	// Host is the fleet host the child ran on ("" for one journal's
+	// child): a fleet's child is (host, childId), and its lineage stays
+	// within its host.
+	Host string
 	// Hist is the child's history; nil where none is kept (status).
 	Hist *History
 	// Retry says the node sits under its root as a retry (its attempt
@@ -18,7 +22,9 @@ type Node struct {
 	Retry bool
 
 	start  int64
-	dirty  bool // touched since the model's last Sync
+	key    string                 // the model's key: KeyOf(Host, childId); "" for childId alone
+	p      *projection.Projection // a fleet child's host projection (nil: the model's own)
+	dirty  bool                   // touched since the model's last Sync
 	gen    uint64
 	shown  bool // in Flatten call gen: it or a descendant is kept
 	parent *Node
@@ -27,6 +33,27 @@ type Node struct {
 
 // ID is the node's childId.
 func (n *Node) ID() string { return n.View.ChildID }
+
+// Key names the node among a model's: its childId, or for a fleet's
+// child KeyOf(host, childId).
+func (n *Node) Key() string {
+	if n.Host == "" {
+		return n.View.ChildID
+	}
+	if n.key == "" {
+		n.key = KeyOf(n.Host, n.View.ChildID)
+	}
+	return n.key
+}
+
+// KeyOf is the key of child id on host: id itself when host is "" (one
+// journal), else host and id joined by a NUL (no valid id holds one).
+func KeyOf(host, id string) string {
+	if host == "" {
+		return id
+	}
+	return host + "\x00" + id
+}
 
 // Parent returns the node the tree placed n under, or nil for a root.
 func (n *Node) Parent() *Node { return n.parent }
@@ -44,7 +71,7 @@ func Tree(nodes []*Node) []*Node {
 	for _, n := range nodes {
 		n.parent, n.kids, n.Retry = nil, nil, false
 		n.start = at(n.View.FirstSeenAt)
-		byID[n.ID()] = n
+		byID[n.Key()] = n
 	}
 	for _, n := range nodes {
 		n.parent, n.Retry = placement(n, func(id string) *Node { return byID[id] })
@@ -82,40 +109,41 @@ func Tree(nodes []*Node) []*Node {
 	return roots
 }
 
-// oldest orders siblings: earliest start first, then by id.
+// oldest orders siblings: earliest start first, then by id (and host).
 func oldest(a, b *Node) int {
-	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.ID(), b.ID()))
+	return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.ID(), b.ID()), cmp.Compare(a.Host, b.Host))
 }
 
 // newest orders roots: latest start first.
 func newest(a, b *Node) int { return oldest(b, a) }
 
 // placement is where lineage puts n: under its parent when known, else a
-// retry under its root when known, else nowhere (a root).
-func placement(n *Node, known func(id string) *Node) (*Node, bool) {
+// retry under its root when known, else nowhere (a root). known is asked
+// for keys (KeyOf: lineage stays within n's host).
+func placement(n *Node, known func(key string) *Node) (*Node, bool) {
 	l := &n.View.Lineage
 	if l.ParentChildID != "" && l.ParentChildID != n.ID() {
-		if p := known(l.ParentChildID); p != nil {
+		if p := known(KeyOf(n.Host, l.ParentChildID)); p != nil {
 			return p, false
 		}
 	}
 	if l.Attempt > 0 && l.RootChildID != "" && l.RootChildID != n.ID() {
-		if p := known(l.RootChildID); p != nil {
+		if p := known(KeyOf(n.Host, l.RootChildID)); p != nil {
 			return p, true
 		}
 	}
 	return nil, false
 }
 
-// wants is the id n would be placed under if that child were known ("" for
-// none).
+// wants is the key of the child n would be placed under if that child
+// were known ("" for none).
 func wants(n *Node) string {
 	l := &n.View.Lineage
 	switch {
 	case l.ParentChildID != "" && l.ParentChildID != n.ID():
-		return l.ParentChildID
+		return KeyOf(n.Host, l.ParentChildID)
 	case l.Attempt > 0 && l.RootChildID != "" && l.RootChildID != n.ID():
-		return l.RootChildID
+		return KeyOf(n.Host, l.RootChildID)
 	}
 	return ""
 }

@@ -10,9 +10,16 @@
 // the table and the report stay pure, and the readers that draw once
 // (lcwrap report, the status table) do not carry it.
 //
+// NewFleet follows a fleet instead (internal/fleet): the gateway
+// Collector's output, polled (every 100 ms while records arrive, up to
+// every second when quiet), new lines and new rotated files alike; each
+// host's children keyed by (host, childId), judged on the host's clock,
+// and stale while the host is silent (judged again after each pass).
+//
 // # What it refuses to claim
 //
 // It shows what the lines read so far say: a quiet journal is not a quiet
 // world, and an error following the journal is kept and shown (State.Err),
-// never taken to mean that nothing happened.
+// never taken to mean that nothing happened. A silent host is not a
+// dead one: its open children are stale, never lost.
 package live

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/fleet"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
@@ -62,6 +63,7 @@ type Follower struct {
 	caught  chan struct{}
 	upTo    int64 // bytes the journal held at the start: caught up past them
 	done    bool
+	fl      *fleetSource // a fleet's gateway output instead of a journal
 }
 
 // New returns a live model of src; nothing is read until Run.
@@ -91,11 +93,19 @@ type State struct {
 	Rereads int                   // times the journal was replaced or shrank and was read again
 	Notice  journal.Notice        // the last rotation, skipped range or replacement noticed
 	Missing bool                  // nothing read yet, and there is no file at Path
+	// Fleet is set when the follower reads a fleet (NewFleet).
+	Fleet *FleetState
 }
 
 // State returns the follower's state.
 func (l *Follower) State() State {
 	l.mu.Lock()
+	if fs := l.fl; fs != nil {
+		s := State{Path: fs.path, Err: l.err, Fleet: &FleetState{Hosts: append([]fleet.HostView(nil), fs.hosts...),
+			Totals: fs.f.Totals(), Pending: fs.pending}}
+		l.mu.Unlock()
+		return s
+	}
 	s := State{Path: l.src.Path(), Blocked: l.blocked, Err: l.err, Rereads: l.rereads, Notice: l.last}
 	empty := l.m.Lines() == 0
 	l.mu.Unlock()
@@ -112,6 +122,9 @@ func (l *Follower) State() State {
 // model; other errors are kept (State.Err) and the journal is followed
 // again after a pause.
 func (l *Follower) Run(ctx context.Context) error {
+	if l.fl != nil {
+		return l.runFleet(ctx)
+	}
 	if fi, err := os.Stat(l.src.Path()); err == nil {
 		l.upTo = fi.Size()
 	}

@@ -13,6 +13,10 @@
 // watch of its directory (journal.ReadOptions.Watch), and Screen writes
 // only the lines of a frame that changed, nothing for an unchanged one.
 //
+// With a fleet's follower (live.NewFleet) it shows a host table above the
+// tree (last heard, clock skew, shipping delay; SILENT past the
+// threshold), a HOST column, and the key H shows one host at a time.
+//
 // It refuses to claim what view refuses: a symbol is a state, not a
 // verdict; stale is stale, never lost; an unknown capability is marked on
 // its row and explained in the detail pane.

@@ -63,6 +63,9 @@ type Model struct {
 	filter  string
 	editing bool
 
+	host   string                   // a fleet's host filter ("" for every host): the key H
+	offset map[string]time.Duration // a fleet's hosts' clocks behind the reader's, as of the last refresh
+
 	detail     bool
 	detailText []string
 	scroll     int
@@ -194,10 +197,12 @@ func (m *Model) schedule() tea.Cmd {
 func (m *Model) nextChange() time.Time {
 	var shown []view.Row
 	switch {
+	case m.caught && m.evidence && len(m.rows) == 0 && !m.detail:
+		return m.hostsChange()
 	case !m.caught || !m.evidence || len(m.rows) == 0:
 		return time.Time{}
 	case m.detail:
-		if m.detailText == nil || m.rows[m.sel].Node.ID() != m.selID {
+		if m.detailText == nil || m.rows[m.sel].Node.Key() != m.selID {
 			return time.Time{}
 		}
 		shown = m.rows[m.sel : m.sel+1]
@@ -205,9 +210,15 @@ func (m *Model) nextChange() time.Time {
 		shown = m.rows[m.top:min(len(m.rows), m.top+m.listHeight())]
 	}
 	var next time.Time
+	if !m.detail {
+		next = m.hostsChange() // the hosts' "last heard"
+	}
 	for _, r := range shown {
-		if t := view.NextChange(&r.Node.View, m.now); !t.IsZero() && (next.IsZero() || t.Before(next)) {
-			next = t
+		off := m.offset[r.Node.Host]
+		if t := view.NextChange(&r.Node.View, m.now.Add(-off)); !t.IsZero() {
+			if t = t.Add(off); next.IsZero() || t.Before(next) {
+				next = t
+			}
 		}
 	}
 	return next
@@ -223,6 +234,12 @@ func (m *Model) refresh() {
 	m.state = m.live.State()
 	m.live.With(func(vm *view.Model) {
 		vm.Sync(m.now)
+		if fs := m.state.Fleet; fs != nil {
+			m.offset = make(map[string]time.Duration, len(fs.Hosts))
+			for _, h := range fs.Hosts {
+				m.offset[h.Host] = m.now.Sub(vm.HostNow(h.Host, m.now))
+			}
+		}
 		m.lines, m.evidence, m.total = vm.Lines(), vm.Evidence(), vm.Len()
 		m.tally = map[string]int{}
 		for k, v := range vm.Tally() {
@@ -239,6 +256,9 @@ func (m *Model) rebuild(vm *view.Model) {
 	needle := strings.ToLower(m.filter)
 	m.hidden = 0
 	keep := func(n *view.Node) bool {
+		if m.host != "" && n.Host != m.host {
+			return false
+		}
 		if !m.showEnded && n.View.Ended() {
 			m.hidden++
 			return false
@@ -249,7 +269,7 @@ func (m *Model) rebuild(vm *view.Model) {
 	m.rows, m.cached = view.Flatten(vm.Roots(), keep), nil
 	// Ended ancestors shown for their lineage are not hidden.
 	for _, r := range m.rows {
-		if !m.showEnded && r.Node.View.Ended() {
+		if !m.showEnded && r.Node.View.Ended() && (m.host == "" || r.Node.Host == m.host) {
 			m.hidden--
 		}
 	}
@@ -257,7 +277,7 @@ func (m *Model) rebuild(vm *view.Model) {
 	// where new work appears.
 	m.sel = 0
 	for i, r := range m.rows {
-		if !atTop && r.Node.ID() == m.selID {
+		if !atTop && r.Node.Key() == m.selID {
 			m.sel = i
 			break
 		}
@@ -267,7 +287,7 @@ func (m *Model) rebuild(vm *view.Model) {
 
 func matches(n *view.Node, needle string) bool {
 	v := &n.View
-	for _, s := range []string{v.ChildID, v.Display, view.Activity(v), v.Source, view.Command(v)} {
+	for _, s := range []string{v.ChildID, v.Display, view.Activity(v), v.Source, view.Command(v), n.Host} {
 		if strings.Contains(strings.ToLower(s), needle) {
 			return true
 		}
@@ -276,8 +296,9 @@ func matches(n *view.Node, needle string) bool {
 }
 
 // listHeight is how many rows of children fit: the screen minus the
-// title, the column header, the status line and the help line.
-func (m *Model) listHeight() int { return max(1, m.height-4) }
+// title, the column header, the status line and the help line (and a
+// fleet's host lines).
+func (m *Model) listHeight() int { return max(1, m.height-4-m.hostLines()) }
 
 func (m *Model) clamp() {
 	if m.sel >= len(m.rows) {
@@ -295,7 +316,7 @@ func (m *Model) clamp() {
 	}
 	m.top = max(0, min(m.top, len(m.rows)-h))
 	if len(m.rows) > 0 {
-		m.selID = m.rows[m.sel].Node.ID()
+		m.selID = m.rows[m.sel].Node.Key()
 	}
 }
 
@@ -374,6 +395,12 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		m.showEnded = !m.showEnded
 		m.refresh()
 		return nil
+	case "H":
+		if m.state.Fleet != nil {
+			m.host = nextHost(m.state.Fleet.Hosts, m.host)
+			m.refresh()
+		}
+		return nil
 	}
 	m.clamp()
 	return nil
@@ -399,6 +426,9 @@ func (m *Model) Rows() []string {
 // title is the first line: the journal and how many children are in
 // each state.
 func (m *Model) title() string {
+	if m.state.Fleet != nil {
+		return m.fleetTitle()
+	}
 	var b strings.Builder
 	b.WriteString("lcwrap top  ")
 	b.WriteString(m.state.Path)
@@ -419,6 +449,9 @@ func (m *Model) statusLine() string {
 	case m.filter != "":
 		parts = append(parts, fmt.Sprintf("filter %q: %d shown", m.filter, len(m.rows)))
 	}
+	if m.host != "" {
+		parts = append(parts, fmt.Sprintf("host %s (H: next host)", termtext.Clean(m.host)))
+	}
 	if m.hidden > 0 {
 		parts = append(parts, fmt.Sprintf("%d ended hidden (e shows)", m.hidden))
 	} else if m.showEnded {
@@ -437,6 +470,9 @@ func (m *Model) statusLine() string {
 		parts = append(parts, "following: "+termtext.Clean(err.Error()))
 	}
 	parts = append(parts, fmt.Sprintf("%d events", m.lines))
+	if fs := m.state.Fleet; fs != nil {
+		parts = append(parts, fmt.Sprintf("%d duplicates shown once, %d damaged", fs.Totals.Duplicates, fs.Totals.Damage))
+	}
 	return strings.Join(parts, " · ")
 }
 
@@ -459,6 +495,15 @@ func (m *Model) View() string {
 	switch {
 	case !m.caught:
 		line("lcwrap top  reading " + m.state.Path + " …")
+		return b.String()
+	case !m.evidence && m.state.Fleet != nil:
+		b.WriteString(projection.NoEvidence + "\n")
+		lines := wrap(termtext.Clean("Read the fleet at "+m.state.Path+": no event from any host yet; waiting for the gateway to write one."), w)
+		for _, l := range lines {
+			line(l)
+		}
+		pad(&b, m.height-2-len(lines))
+		b.WriteString(termtext.Cut(m.help(), w))
 		return b.String()
 	case !m.evidence:
 		b.WriteString(projection.NoEvidence + "\n")
@@ -486,6 +531,10 @@ func (m *Model) View() string {
 		return b.String()
 	}
 	line(m.title())
+	for _, l := range m.hostTable(w) {
+		b.WriteString(l) // cut to the width already, colour after the cut
+		b.WriteByte('\n')
+	}
 	h := m.listHeight()
 	shown := m.rows[m.top:min(len(m.rows), m.top+h)]
 	cells := make([][view.NumCols]view.Cell, len(shown))
@@ -524,7 +573,7 @@ func (m *Model) View() string {
 		pad(&b, h-len(cells))
 	}
 	line(m.statusLine())
-	b.WriteString(termtext.Cut(helpLine, w))
+	b.WriteString(termtext.Cut(m.help(), w))
 	return b.String()
 }
 
@@ -532,14 +581,15 @@ func (m *Model) View() string {
 // change are kept from the row's last drawing until the rows are built
 // again (rebuild): a redraw for the clock formats only the durations.
 func (m *Model) cells(i int, r view.Row) [view.NumCols]view.Cell {
+	now := m.now.Add(-m.offset[r.Node.Host]) // a fleet's child: on its host's clock
 	if c, ok := m.cached[i]; ok {
-		view.ClockCells(c, &r.Node.View, m.now)
+		view.ClockCells(c, &r.Node.View, now)
 		return *c
 	}
 	if m.cached == nil || len(m.cached) > 4*m.listHeight() {
 		m.cached = map[int]*[view.NumCols]view.Cell{}
 	}
-	c := view.Cells(r, m.now)
+	c := view.Cells(r, now)
 	m.cached[i] = &c
 	return c
 }
@@ -556,7 +606,7 @@ func (m *Model) detailLines(vm *view.Model) []string {
 		return []string{m.selID + ": no longer in the journal (it was read again)"}
 	}
 	var out []string
-	for _, l := range view.Detail(n, m.now) {
+	for _, l := range view.Detail(n, vm.HostNow(n.Host, m.now)) {
 		out = append(out, wrap(l, max(m.width, 20))...)
 	}
 	return out

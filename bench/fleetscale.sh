@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Issue 24's scale figures: 100 hosts × 100 children × FLEET_SCALE_EVENTS
+# events (100: 1M) as a gateway's rotated OTLP-JSON output (body-only
+# records, as examples/otel-collector/agent.yaml ships them) and as one
+# journal of the same events; status --fleet --all vs status --all (time,
+# peak memory), top --fleet's first frame vs status --fleet --all, and
+# top --fleet's CPU per refresh with 100 new events (bench/topbench).
+# Not in make bench's default sections (generating 1M events takes
+# minutes): BENCH_SECTIONS=fleetscale make bench, or bash bench/fleetscale.sh.
+set -euo pipefail
+source bench/lib.sh
+E=${FLEET_SCALE_EVENTS:-100}
+D="$BENCH_TMP/fleetscale-$E"
+if [ ! -s "$D/journal.jsonl" ]; then
+  rm -rf "$D"; mkdir -p "$D"
+  FLEET_GEN_DIR="$D" FLEET_GEN_EVENTS="$E" go test -count=1 -timeout 60m -run TestGenerateScale ./internal/fleet >&2
+fi
+runs=${FLEET_SCALE_RUNS:-3}
+TOPBENCH="$BENCH_TMP/topbench"
+go build -o "$TOPBENCH" ./bench/topbench
+j=$("$TIMEIT" -n "$runs" -warmup 0 -label journal -- "$LCWRAP" status --all --json --journal "$D/journal.jsonl")
+f=$("$TIMEIT" -n "$runs" -warmup 0 -label fleet -- "$LCWRAP" status --fleet "$D/gw" --all --json)
+# top --fleet appends its refreshes to the live gateway file: cut it back after.
+live="$D/gw/gateway.jsonl"
+size=$(stat -c %s "$live")
+top=$("$TOPBENCH" -top "$(dirname "$LCWRAP")/lcwrap-top" -fleet "$D/gw" -rounds "${FLEET_SCALE_ROUNDS:-10}" -events 100 -idle "${FLEET_SCALE_IDLE:-30s}")
+truncate -s "$size" "$live"
+IFS=$'\t' read -r paint paintcpu refmed refmax idle lag <<<"$top"
+col() { echo "$1" | cut -f"$2"; }
+records=$(( 100 * 100 * E ))
+echo "## Fleet scale (issue 24)"
+echo
+echo "100 hosts × 100 children × $E events = $records events: a gateway's output of $(ls "$D/gw" | wc -l) files ($(du -sm "$D/gw" | cut -f1) MiB, body-only"
+echo "records, one request per host and child) and one journal of the same events ($(du -m "$D/journal.jsonl" | cut -f1) MiB, child ids made unique"
+echo "by host). Medians of $runs runs; ratios of CPU (the steadier measure on a shared machine)."
+echo
+echo "| what | wall (s) | CPU (s) | peak RSS (MiB) | ratio | goal | command |"
+echo "|---|---|---|---|---|---|---|"
+awk -v w="$(col "$j" 3)" -v c="$(col "$j" 6)" -v r="$(col "$j" 7)" 'BEGIN { printf "| status --all, one journal | %.2f | %.2f | %.0f | 1.00× | — | `lcwrap status --all --json --journal journal.jsonl` |\n", w/1000, c/1000, r/1024 }'
+awk -v w="$(col "$f" 3)" -v c="$(col "$f" 6)" -v r="$(col "$f" 7)" -v bc="$(col "$j" 6)" -v br="$(col "$j" 7)" 'BEGIN { printf "| status --fleet --all | %.2f | %.2f | %.0f | %.2f× CPU, %.2f× RSS | ≤ 1.5×, ≤ 2× | `lcwrap status --fleet gw --all --json` |\n", w/1000, c/1000, r/1024, c/bc, r/br }'
+awk -v w="$paint" -v c="$paintcpu" -v bc="$(col "$f" 6)" 'BEGIN { printf "| top --fleet, first full frame | %.2f | %.2f | — | %.2f× CPU of status --fleet | ≤ 1.5× | `lcwrap top --fleet gw` in a pty of 80×24 (bench/topbench -fleet) |\n", w/1000, c/1000, c/bc }'
+echo
+echo "top --fleet while the gateway writes: each refresh after 100 new events (one request, 25 new children) costs **$refmed ms** CPU"
+echo "(median of ${FLEET_SCALE_ROUNDS:-10}; max $refmax ms; goal ≤ 5 ms); a line appended to the gateway's file is on the screen $lag ms later"
+echo "(median); idle, top --fleet costs $idle ms CPU per minute (it polls the output, every second at most when quiet)."

@@ -1,0 +1,125 @@
+package fleet
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// collectorLines are the lines of the output recorded from the real
+// Collector (testdata/collector).
+func collectorLines(t testing.TB) [][]byte {
+	paths, _ := filepath.Glob("testdata/collector/*/*")
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			out = append(out, append([]byte(nil), sc.Bytes()...))
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no recorded collector output in testdata/collector")
+	}
+	return out
+}
+
+func sameRecords(t *testing.T, in []byte, fast, slow []rawRecord) {
+	t.Helper()
+	if len(fast) != len(slow) {
+		t.Fatalf("%q: fast %d records, slow %d", in, len(fast), len(slow))
+	}
+	for i := range fast {
+		f, s := fast[i], slow[i]
+		if f.host != s.host || f.hostID != s.hostID || f.observedNs != s.observedNs || f.receivedNs != s.receivedNs ||
+			f.bodyString != s.bodyString || !bytes.Equal(f.body, s.body) {
+			t.Fatalf("%q: record %d: fast %+v, slow %+v", in, i, f, s)
+		}
+	}
+}
+
+// TestFastDecodeTakesRecordedOutput: the fast decoder reads every line
+// the real Collector wrote (it is not always leaving them to the slow
+// one), and reads them as encoding/json does.
+func TestFastDecodeTakesRecordedOutput(t *testing.T) {
+	fastOK := 0
+	for _, l := range collectorLines(t) {
+		slow, err := decodeSlow(bytes.TrimSpace(l))
+		fast, ok := decodeFast(bytes.TrimSpace(l))
+		if err != nil {
+			if ok {
+				t.Fatalf("%q: fast read what encoding/json refuses (%v)", l, err)
+			}
+			continue // a torn line of the recording
+		}
+		if !ok {
+			t.Errorf("the fast decoder left a recorded line to the slow one: %.300q", l)
+			continue
+		}
+		fastOK++
+		sameRecords(t, l, fast, slow)
+	}
+	if fastOK == 0 {
+		t.Fatal("no line read by the fast decoder")
+	}
+}
+
+// FuzzFastDecode: whenever the fast decoder answers, encoding/json gives
+// the same records; it never answers what encoding/json refuses.
+func FuzzFastDecode(f *testing.F) {
+	for _, l := range collectorLines(f) {
+		f.Add(l)
+	}
+	for _, s := range []string{
+		`{"resourceLogs":[{"resource":{"attributes":[{"key":"host.name","value":{"stringValue":"a"}}]},"scopeLogs":[{"logRecords":[{"body":{"stringValue":"x\u00e9\ud83d\ude00\n"},"observedTimeUnixNano":"12","attributes":[{"key":"lcwrap.gateway.received_time_unix_nano","value":{"intValue":13}}]}]}]}]}`,
+		`{"resourceLogs":[{"ResourceX":1,"resource":null}]}`,
+		`{"resourcelogs":[]}`,
+		`{"resourceLogs":[{"scopeLogs":[{"logRecords":[null]}]}]}`,
+		`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"stringValue":"\ud800"}}]}]}]}`,
+		`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"observedTimeUnixNano":1.5}]}]}]} `,
+		`{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"stringValue":"a","stringValue":"b"}}]}]}]}`,
+		`{"resourceLogs":[{"resource":{"attributes":[{"key":"host.name","value":{"stringValue":"a"}},{"key":"host.name","value":{"intValue":"7"}}]}}]}x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fast, ok := decodeFast(b)
+		if !ok {
+			return
+		}
+		slow, err := decodeSlow(b)
+		if err != nil {
+			t.Fatalf("%q: fast read what encoding/json refuses: %v", b, err)
+		}
+		sameRecords(t, b, fast, slow)
+	})
+}
+
+// BenchmarkDecode compares the two decoders on the recorded output.
+func BenchmarkDecode(b *testing.B) {
+	lines := collectorLines(b)
+	var ok [][]byte
+	for _, l := range lines {
+		if _, err := decodeSlow(l); err == nil {
+			ok = append(ok, l)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		fn   func([]byte)
+	}{{"fast", func(l []byte) { decodeFast(l) }}, {"slow", func(l []byte) { decodeSlow(l) }}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, l := range ok {
+					c.fn(l)
+				}
+			}
+		})
+	}
+}
