@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,7 +98,7 @@ func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 		f := facts
 		f.Cwd = fact(e.Cwd)
 		obs = append(obs, agent.Observation{Kind: agent.Note, Session: e.SessionID, Native: native,
-			Summary: "adopted: claude agents lists this " + firstNonEmpty(cut(e.Kind, 32), "") + " session (pid " + strconv.Itoa(e.PID) + ")", Facts: f})
+			Summary: "adopted: claude agents lists this " + cmp.Or(cut(e.Kind, 32), "") + " session (pid " + strconv.Itoa(e.PID) + ")", Facts: f})
 	} else if prev.Status == e.Status && prev.State == e.State && prev.WaitingFor == e.WaitingFor {
 		if prev.PID != e.PID && e.PID > 0 {
 			return []agent.Observation{{Kind: agent.Note, Session: e.SessionID, Native: native,
@@ -113,16 +114,16 @@ func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 	case e.Status == "busy" && e.State == "working":
 		o.Kind, o.Summary = agent.Working, "claude agents: busy, working"
 	case (e.Status == "idle" || e.Status == "waiting") && (e.State == "blocked" || e.State == ""):
-		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, waitReason(e.WaitingFor), "claude agents: "+cut(e.Status, 32)+firstNonEmpty(", waiting for "+cut(e.WaitingFor, 40), "")
+		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, waitReason(e.WaitingFor), "claude agents: "+cut(e.Status, 32)+cmp.Or(", waiting for "+cut(e.WaitingFor, 40), "")
 		if e.WaitingFor == "" {
 			o.Summary = "claude agents: " + cut(e.Status, 32)
 		}
 	case e.Status == "":
 		o.Kind = agent.Note
-		o.Summary = "claude agents: state " + firstNonEmpty(cut(e.State, 32), "(none)") + ", no status yet"
+		o.Summary = "claude agents: state " + cmp.Or(cut(e.State, 32), "(none)") + ", no status yet"
 	default:
 		o.Kind = agent.Note
-		o.Summary = "claude agents: status " + firstNonEmpty(cut(e.Status, 32), "(none)") + ", state " + firstNonEmpty(cut(e.State, 32), "(none)") + ": they disagree; both kept, the state unchanged"
+		o.Summary = "claude agents: status " + cmp.Or(cut(e.Status, 32), "(none)") + ", state " + cmp.Or(cut(e.State, 32), "(none)") + ": they disagree; both kept, the state unchanged"
 	}
 	return append(obs, o)
 }
@@ -182,7 +183,7 @@ func adoptRegistry(ctx context.Context, req agent.AdoptRequest, t agent.Registry
 	}
 	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Limits: AgentsLimits,
 		Emitter: req.Emitter.WithSource(Source), Parent: t.Lineage.ParentChildID,
-		Root: firstNonEmpty(t.Lineage.RootChildID, t.Lineage.ParentChildID), External: true, RunTag: agent.RunTag("")})
+		Root: cmp.Or(t.Lineage.RootChildID, t.Lineage.ParentChildID), External: true, RunTag: agent.RunTag("")})
 	f := &fleet{tracker: tr, cfgDir: cfgDir, list: list, seen: map[string]*AgentEntry{}, stop: make(chan struct{}), done: make(chan struct{}),
 		say: func(format string, args ...any) { req.Sayf(format, args...) }}
 	f.apply(entries)

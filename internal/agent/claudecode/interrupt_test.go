@@ -53,6 +53,13 @@ func TestInteractiveInterrupt(t *testing.T) {
 		id, _ := sessionStates(w.events())
 		return id != "" && slices.Contains(activities(w.events(), id), "Bash: "+anthropicmock.SleepCommand)
 	}, show)
+	// The tool's permission decision comes by telemetry, within its export
+	// interval: wait for it, so that the last activity the capture shows
+	// is the interruption's, not a decision that arrived after it.
+	waitFor(t, "the Bash call's permission decision (telemetry)", func() bool {
+		id, _ := sessionStates(w.events())
+		return slices.ContainsFunc(activities(w.events(), id), func(a string) bool { return strings.HasPrefix(a, "permission for Bash") })
+	}, show)
 	if _, st := sessionStates(w.events()); st[len(st)-1] != "running" {
 		t.Fatalf("before Esc the session is %v", st)
 	}

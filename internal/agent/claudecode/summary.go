@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func Summary(tool string, input json.RawMessage) string {
 	case "WebSearch":
 		s = in.Query
 	case "Agent", "Task":
-		s = firstSet(in.SubagentType, "sub-agent")
+		s = cmp.Or(in.SubagentType, "sub-agent")
 		if in.Description != "" {
 			s += ": " + in.Description
 		}
@@ -71,13 +72,4 @@ func Summary(tool string, input json.RawMessage) string {
 		}
 	}
 	return cut(s, MaxSummary)
-}
-
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
@@ -180,7 +181,7 @@ func (q *telemetry) read(t *agent.Tracker, b []byte) {
 			}
 			t.Apply(agent.Observe(agent.Observation{Kind: agent.Note, Session: r.Session, Agent: r.Agent,
 				Native: "OTLP " + EventToolDecision, Tool: r.Tool,
-				Summary:  "permission for " + firstNonEmpty(r.Tool, "a tool") + ": " + r.Decision + ", decided by " + firstNonEmpty(r.DecisionSource, "(not said)"),
+				Summary:  "permission for " + cmp.Or(r.Tool, "a tool") + ": " + r.Decision + ", decided by " + cmp.Or(r.DecisionSource, "(not said)"),
 				Decision: &agent.AgentDecision{Decision: r.Decision, Source: r.DecisionSource, Tool: r.Tool, ToolUseID: r.ToolUseID}}))
 		}
 	}
@@ -189,13 +190,6 @@ func (q *telemetry) read(t *agent.Tracker, b []byte) {
 		u.Dropped = q.dropped.Load()
 		t.Apply(agent.Observe(agent.Observation{Kind: agent.UsageReported, Session: k.session, Agent: k.agent, Native: ViaOTLP, Usage: &u}))
 	}
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // environ is the process's environment (a seam for tests).
