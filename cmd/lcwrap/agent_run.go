@@ -40,7 +40,8 @@ func agentDriver(name string) agent.Driver {
 		exe, _ := os.Executable() // for the hooks that call lcwrap back
 		return claudecode.Driver{Exe: exe}
 	case codex.Source:
-		return codex.Driver{}
+		exe, _ := os.Executable() // for the hooks that call lcwrap back
+		return codex.Driver{Exe: exe}
 	}
 	return nil
 }

@@ -161,6 +161,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 	}
 	m["lcwrap hook"] = hookHelp()
 	m["lcwrap hook claude-code"] = claudeCodeHookHelp()
+	m["lcwrap hook codex"] = codexHookHelp()
 	return m
 })
 
