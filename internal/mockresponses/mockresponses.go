@@ -29,6 +29,13 @@ func Exec(cmd string) Call {
 	return Call{Name: "exec_command", Arguments: string(b)}
 }
 
+// Escalated is a call of exec_command running cmd outside the sandbox,
+// which codex asks the user to approve (under -a on-request).
+func Escalated(cmd, justification string) Call {
+	b, _ := json.Marshal(map[string]string{"cmd": cmd, "sandbox_permissions": "require_escalated", "justification": justification})
+	return Call{Name: "exec_command", Arguments: string(b)}
+}
+
 // Step is one answer of the model: its function calls, or, with none, a
 // final assistant message Text; or, with Status set, an HTTP error of that
 // status whose body carries Text as the error message.
