@@ -61,12 +61,16 @@ func NormalizeHook(raw []byte, turnsWait bool) agent.Outcome {
 	case "UserPromptSubmit":
 		o.Kind = agent.PromptSubmitted // the prompt is never read
 	case "PreToolUse":
+		// A sub-agent's tool calls name it (agent_id): they are its activity.
+		o.Agent, o.AgentType = p.AgentID, cutTag(p.AgentType)
 		o.Kind, o.Tool, o.Summary = agent.ToolStarted, cutTag(p.ToolName), toolSummary(p.ToolInput)
 		o.Facts = agent.Facts{ToolUseID: fact(p.ToolUseID)}
 	case "PostToolUse":
+		o.Agent, o.AgentType = p.AgentID, cutTag(p.AgentType)
 		o.Kind, o.Tool = agent.ToolEnded, cutTag(p.ToolName) // tool_response is never read
 		o.Facts = agent.Facts{ToolUseID: fact(p.ToolUseID)}
 	case "PermissionRequest":
+		o.Agent, o.AgentType = p.AgentID, cutTag(p.AgentType)
 		o.Kind, o.WaitingFor = agent.Waiting, event.WaitPermission
 		o.Tool, o.Summary = cutTag(p.ToolName), toolSummary(p.ToolInput)
 	case "Stop":

@@ -19,30 +19,46 @@ import (
 
 // gate applies what a run's sources say (codex's exec stream, its
 // rollout, its hooks) to the run's Tracker, one outcome at a time: a
-// session's start is recorded once, from whichever source said it first;
-// another source's start of the same session becomes an activity line.
+// session's start, and a sub-agent's start and end, are recorded once,
+// from whichever source said it first; another source's saying it again
+// becomes an activity line.
 type gate struct {
 	tr      *agent.Tracker
 	mu      sync.Mutex
 	started map[string]bool
+	agents  map[[2]string]bool // (session, sub-agent) → open
 }
 
-func newGate(tr *agent.Tracker) *gate { return &gate{tr: tr, started: map[string]bool{}} }
+func newGate(tr *agent.Tracker) *gate {
+	return &gate{tr: tr, started: map[string]bool{}, agents: map[[2]string]bool{}}
+}
 
 // Apply implements the Tracker's Apply for the run's sources.
 func (g *gate) Apply(out agent.Outcome) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i, o := range out.Observations {
-		if o.Kind != agent.SessionStarted {
-			continue
-		}
-		if g.started[o.Session] {
+		k := [2]string{o.Session, o.Agent}
+		open, seen := g.agents[k]
+		switch {
+		case o.Kind == agent.SessionStarted && g.started[o.Session]:
 			o.Kind, o.Summary = agent.Note, "session start reported by "+firstNonEmpty(o.Native, "another source")+paren(o.Source)
-			out.Observations[i] = o
-			continue
+		case o.Kind == agent.SessionStarted:
+			g.started[o.Session] = true
+		case o.Kind == agent.SubagentStarted && open:
+			o.Kind, o.Summary = agent.Note, "sub-agent start reported by "+firstNonEmpty(o.Native, "another source")
+		case o.Kind == agent.SubagentStopped && seen && !open:
+			o.Kind, o.Summary = agent.Note, "sub-agent end reported by "+firstNonEmpty(o.Native, "another source")+paren(o.Reason)
+		case o.Kind == agent.SubagentStarted:
+			if len(g.agents) < 4096 {
+				g.agents[k] = true
+			}
+		case o.Kind == agent.SubagentStopped:
+			if len(g.agents) < 4096 || seen {
+				g.agents[k] = false
+			}
 		}
-		g.started[o.Session] = true
+		out.Observations[i] = o
 	}
 	return g.tr.Apply(out)
 }

@@ -120,3 +120,16 @@ func TestRealExecHooks(t *testing.T) {
 		t.Errorf("trusted: codexHooks %+v", h)
 	}
 }
+
+// trust adds TrustConfig for the test's lcwrap to codexHome's config.toml,
+// as codex's /hooks review would.
+func trust(t *testing.T, codexHome string) {
+	t.Helper()
+	cfg, err := os.ReadFile(filepath.Join(codexHome, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), append(cfg, "\n"+TrustConfig(buildLcwrap(t))...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
