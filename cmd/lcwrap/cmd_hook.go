@@ -91,8 +91,9 @@ func codexHookCommand(std stdio) *cli.Command {
 			"nothing is written), each running 'lcwrap hook codex --relay', which reads one\n" +
 			"payload on stdin and hands it to that lcwrap. It prints nothing on stdout and\n" +
 			"always exits 0: what it could not do is one line on stderr. Codex runs a hook\n" +
-			"only once you have trusted it: type /hooks in codex and review lcwrap's, or add\n" +
-			"what --print-config prints to $CODEX_HOME/config.toml (default ~/.codex).",
+			"only once you have trusted it, so lcwrap registers only the hooks you trusted:\n" +
+			"review what --print-config prints and add it to $CODEX_HOME/config.toml\n" +
+			"(default ~/.codex/config.toml).",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "print-config", Usage: "print the trust entries for lcwrap's hooks, for codex's config.toml, and exit"},
 			&cli.BoolFlag{Name: "relay", Usage: "hand the payload to the lcwrap that launched codex ($" + codex.EnvHookURL + "); lcwrap adds this itself"},

@@ -173,10 +173,14 @@ func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 	return &b, nil
 }
 
-// addHooks registers lcwrap's hooks in c for a run of argv, and starts
-// the server their payloads reach: nil when there are none (no lcwrap
-// path, a command that is not codex itself, one that sets hooks itself,
-// or no listener), said in c's warnings where the user should know.
+// addHooks registers in c lcwrap's hooks that codex will run for argv —
+// those the user has trusted (all, when the command itself passes
+// --dangerously-bypass-hook-trust) — and starts the server their payloads
+// reach. An untrusted hook is not registered: codex would not run it, and
+// its TUI would open a "hooks need review" dialog before every session.
+// It returns nil when there is nothing to say (no lcwrap path, a command
+// that is not codex itself, or one that sets hooks itself); what the
+// user should know is in c's warnings.
 func (d Driver) addHooks(c *agent.Command, argv []string, apply func(agent.Outcome) error, turnsWait bool, fallback string) *hookSide {
 	if d.Exe == "" || !d.Recognize(argv) {
 		return nil
@@ -190,14 +194,31 @@ func (d Driver) addHooks(c *agent.Command, argv []string, apply func(agent.Outco
 		c.Warnings = append(c.Warnings, "the command sets codex hooks itself ("+oneLine(own)+"), so lcwrap adds none of its own this run (they would replace each other); lcwrap sees this run "+fallback)
 		return nil
 	}
+	home := CodexHome()
+	var untrusted []HookEvent
+	if !bypass {
+		untrusted = Untrusted(home, d.Exe)
+	}
+	var register []HookEvent
+	for _, ev := range HookEvents {
+		if !slices.Contains(untrusted, ev) {
+			register = append(register, ev)
+		}
+	}
+	if len(untrusted) > 0 {
+		c.Warnings = append(c.Warnings, hookWarning(d.Exe, home, untrusted, fallback))
+	}
+	report := CodexHooks{Command: HookCommand(d.Exe), Registered: labels(register), NotTrusted: labels(untrusted), BypassTrust: bypass}
+	if len(register) == 0 {
+		return &hookSide{report: report}
+	}
 	h, env, err := startHooks(apply, turnsWait)
 	if err != nil {
 		c.Warnings = append(c.Warnings, err.Error()+"; lcwrap sees this run "+fallback)
 		return nil
 	}
-	home := CodexHome()
-	untrusted := Untrusted(home, d.Exe)
-	args := HookArgs(d.Exe, HookEvents)
+	h.report = report
+	args := HookArgs(d.Exe, register)
 	c.Argv = slices.Concat(argv[:at], args, argv[at:])
 	c.Env = append(c.Env, env...)
 	how := "trusted in " + home + "/config.toml"
@@ -205,17 +226,12 @@ func (d Driver) addHooks(c *agent.Command, argv []string, apply func(agent.Outco
 	case bypass:
 		how = "the command passes --dangerously-bypass-hook-trust itself"
 	case len(untrusted) > 0:
-		how = fmt.Sprintf("%d of them not trusted in %s/config.toml: codex does not run those", len(untrusted), home)
-		c.Warnings = append(c.Warnings, hookWarning(d.Exe, home, untrusted, fallback))
+		how += fmt.Sprintf("; %d more not trusted, so not registered", len(untrusted))
 	}
 	c.Added = &agent.AgentLaunch{Agent: Source, AddedArgs: args, AddedAt: int64(at), Evidence: []string{
 		fmt.Sprintf("hooks: %d events as config overrides for this run (-c), each running %s, which hands its payload to %s (token in $%s); %s",
-			len(HookEvents), HookCommand(d.Exe), h.url(), EnvHookToken, how),
+			len(register), HookCommand(d.Exe), h.url(), EnvHookToken, how),
 	}}
-	h.report = CodexHooks{Command: HookCommand(d.Exe), Registered: labels(HookEvents), BypassTrust: bypass}
-	if !bypass {
-		h.report.NotTrusted = labels(untrusted)
-	}
 	return h
 }
 

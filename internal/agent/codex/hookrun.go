@@ -127,7 +127,7 @@ func (h *hookSide) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.srv == nil {
-		return
+		return // closed, or none started: no hook was registered
 	}
 	h.srv.Close(2 * time.Second)
 	h.srv = nil
@@ -144,11 +144,11 @@ func (h *hookSide) terminal(term *event.Terminal) {
 		rep.Rejected = agent.IntMap(maps.Clone(h.rejected))
 	}
 	h.rmu.Unlock()
-	if rep.Payloads == 0 {
+	switch {
+	case len(rep.Registered) == 0:
+		rep.Note = "no hook registered: codex runs a hook only once the user has trusted it, and none of lcwrap's was"
+	case rep.Payloads == 0:
 		rep.Note = "no hook payload arrived"
-		if n := len(rep.NotTrusted); n > 0 && !rep.BypassTrust {
-			rep.Note += fmt.Sprintf(": codex runs a hook only once the user has trusted it, and %d were not trusted", n)
-		}
 	}
 	event.SetPtr(&term.Extra, KeyCodexHooks, &rep)
 }
@@ -156,8 +156,8 @@ func (h *hookSide) terminal(term *event.Terminal) {
 // hookWarning is the one line lcwrap says when codex will not run some of
 // its hooks: why, the exact step, and what lcwrap sees meanwhile.
 func hookWarning(exe, codexHome string, untrusted []HookEvent, fallback string) string {
-	return fmt.Sprintf("codex runs the hooks lcwrap adds for this run only once you trust them, and %d of %d are not trusted in %s: "+
-		"type /hooks in 'lcwrap -- codex' to review and trust them (each runs %s), or add what 'lcwrap hook codex --print-config' prints to that file; "+
+	return fmt.Sprintf("codex runs a hook only once you have trusted it, and %d of the %d lcwrap would add are not trusted in %s, so lcwrap adds only the others: "+
+		"to trust them, review what 'lcwrap hook codex --print-config' prints (codex's own trust entries for hooks that run %s) and add it to that file; "+
 		"until then lcwrap sees this run %s",
 		len(untrusted), len(HookEvents), shortPath(codexHome+"/config.toml"), HookCommand(exe), fallback)
 }

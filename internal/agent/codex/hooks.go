@@ -114,9 +114,10 @@ func hookHash(label, command string) string {
 // into its config.toml.
 func TrustConfig(exe string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Trust for the hooks 'lcwrap -- codex' registers for its runs (each runs: %s).\n", HookCommand(exe))
-	b.WriteString("# Review them, then add these lines to $CODEX_HOME/config.toml (default ~/.codex/config.toml),\n")
-	b.WriteString("# or trust them in codex itself: run 'lcwrap -- codex', type /hooks and review them there.\n")
+	fmt.Fprintf(&b, "# Codex's trust for the hooks 'lcwrap -- codex' registers for its runs, each running\n#   %s\n", HookCommand(exe))
+	b.WriteString("# (as codex's own /hooks review writes it). Add these lines to $CODEX_HOME/config.toml\n")
+	b.WriteString("# (default ~/.codex/config.toml). Where that file has one of these keys already (an\n")
+	b.WriteString("# lcwrap at another path), replace its trusted_hash instead: TOML refuses a key twice.\n")
 	for _, ev := range HookEvents {
 		fmt.Fprintf(&b, "\n[hooks.state.%s]\ntrusted_hash = %s\n", tomlString(TrustKey(ev)), tomlString(TrustHash(exe, ev)))
 	}

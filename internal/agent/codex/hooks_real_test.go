@@ -66,8 +66,9 @@ func terminalHooks(t *testing.T, evs []event.Event) CodexHooks {
 }
 
 // TestRealExecHooks: `lcwrap -- codex exec --json` registers its hooks
-// for the run (-c). Untrusted, codex runs none of them: lcwrap says so
-// once, with the step, and follows the exec stream alone. Once trusted the
+// for the run (-c) once trusted. Untrusted, it registers none (codex would
+// run none): lcwrap says so once, with the step, and follows the exec
+// stream alone. Once trusted the
 // way codex's /hooks review writes it (TrustConfig in the run's
 // config.toml; no --dangerously-bypass-hook-trust), codex runs them and a
 // tool call reaches lcwrap through PreToolUse and PostToolUse.
@@ -77,14 +78,14 @@ func TestRealExecHooks(t *testing.T) {
 
 	env, codexHome, _ := codexEnv(t, step)
 	evs, stderr := lcwrapExec(t, env, args...)
-	if n := strings.Count(stderr, "only once you trust them"); n != 1 || !strings.Contains(stderr, "/hooks") || !strings.Contains(stderr, "lcwrap hook codex --print-config") {
-		t.Errorf("untrusted: the step is said %d times, want once with /hooks and --print-config:\n%s", n, stderr)
+	if n := strings.Count(stderr, "only once you have trusted it"); n != 1 || !strings.Contains(stderr, "lcwrap hook codex --print-config") {
+		t.Errorf("untrusted: the step is said %d times, want once with --print-config:\n%s", n, stderr)
 	}
 	lines := sessionLines(evs)
 	if strings.Contains(lines, "[PreToolUse]") || !strings.Contains(lines, "command: /bin/bash -lc 'echo hooked-marker'") {
 		t.Errorf("untrusted: %s", lines)
 	}
-	if h := terminalHooks(t, evs); h.Payloads != 0 || len(h.NotTrusted) != len(HookEvents) {
+	if h := terminalHooks(t, evs); h.Payloads != 0 || len(h.NotTrusted) != len(HookEvents) || len(h.Registered) != 0 {
 		t.Errorf("untrusted: codexHooks %+v", h)
 	}
 
@@ -116,7 +117,7 @@ func TestRealExecHooks(t *testing.T) {
 	if strings.Count(lines, "created created") != 1 || strings.Contains(lines, "waiting") {
 		t.Errorf("trusted: one session, never waiting under exec:\n%s", lines)
 	}
-	if h := terminalHooks(t, evs); h.Payloads < 5 || len(h.NotTrusted) != 0 || h.BypassTrust {
+	if h := terminalHooks(t, evs); h.Payloads < 5 || len(h.NotTrusted) != 0 || len(h.Registered) != len(HookEvents) || h.BypassTrust {
 		t.Errorf("trusted: codexHooks %+v", h)
 	}
 }

@@ -93,62 +93,101 @@ func TestUntrusted(t *testing.T) {
 	}
 }
 
-// TestPrepareHooks: with lcwrap's path, a codex run gets the hooks'
-// overrides right after the program, the server's address and token, one
-// warning naming the step while they are not trusted; a wrapper script,
-// or a command that sets hooks itself, gets none.
+// TestPrepareHooks: with lcwrap's path, a codex run gets the overrides of
+// the hooks the user trusted right after the program, with the server's
+// address and token; the others are not registered (codex would not run
+// them, and its TUI would ask to review them first), said in one warning
+// naming the step. A wrapper script, or a command that sets hooks
+// itself, gets none.
 func TestPrepareHooks(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("CODEX_HOME", home)
 	d := Driver{Exe: "/x/lcwrap"}
-	for _, tc := range []struct {
+	cases := []struct {
 		argv     string
-		at       int
+		at       int // -1: the command is unchanged
 		warnings int
+		report   bool
 	}{
-		{"codex exec --json hi", 1, 1},
-		{"codex", 1, 1},
-		{"node /x/codex.js resume", 2, 1},
-		{"codex --dangerously-bypass-hook-trust exec --json hi", 1, 0},
-		{"codex -c hooks.Stop=[] exec --json hi", -1, 1},
-		{"codex login", -1, 0},
-		{"wrapper.sh exec --json", -1, 0},
-	} {
-		argv := strings.Fields(tc.argv)
-		r, err := d.Prepare(context.Background(), agent.Launch{Argv: argv, ChildID: "codex-1a2b3c4d"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := r.Command()
-		if len(c.Warnings) != tc.warnings {
-			t.Errorf("%s: warnings %q", tc.argv, c.Warnings)
-		}
-		if tc.at < 0 {
-			if !slices.Equal(c.Argv, argv) || c.Env != nil {
-				t.Errorf("%s: the command changed: %q", tc.argv, c.Argv)
+		{"codex exec --json hi", -1, 1, true},
+		{"codex", -1, 1, true},
+		{"codex --dangerously-bypass-hook-trust exec --json hi", 1, 0, true},
+		{"codex -c hooks.Stop=[] exec --json hi", -1, 1, false},
+		{"codex login", -1, 0, false},
+		{"wrapper.sh exec --json", -1, 0, false},
+	}
+	check := func(trusted string, registered []HookEvent) {
+		for _, tc := range cases {
+			argv := strings.Fields(tc.argv)
+			at, warnings := tc.at, tc.warnings
+			if trusted == "all" && tc.report && !strings.Contains(tc.argv, "bypass") {
+				at, warnings = 1, 0
 			}
-			r.Close()
-			continue
-		}
-		args := HookArgs("/x/lcwrap", HookEvents)
-		if want := slices.Concat(argv[:tc.at], args, argv[tc.at:]); !slices.Equal(c.Argv, want) {
-			t.Errorf("%s: argv %q", tc.argv, c.Argv)
-		}
-		if c.Added == nil || c.Added.AddedAt != int64(tc.at) || !slices.Equal(c.Added.AddedArgs, args) {
-			t.Errorf("%s: added %+v", tc.argv, c.Added)
-		}
-		if len(c.Env) != 2 || !strings.HasPrefix(c.Env[0], EnvHookURL+"=http://127.0.0.1:") || !strings.HasPrefix(c.Env[1], EnvHookToken+"=") {
-			t.Errorf("%s: env %q", tc.argv, c.Env)
-		}
-		if tc.warnings > 0 && !strings.Contains(c.Warnings[0], "/hooks") || tc.warnings > 0 && !strings.Contains(c.Warnings[0], "lcwrap hook codex --print-config") {
-			t.Errorf("%s: the warning names no step: %s", tc.argv, c.Warnings[0])
-		}
-		r.Close()
-		var term event.Terminal
-		r.Report(&term)
-		h, ok := event.Get[CodexHooks](term.Extra, KeyCodexHooks)
-		if !ok || h.Payloads != 0 || len(h.Registered) != len(HookEvents) || !strings.HasPrefix(h.Note, "no hook payload arrived") {
-			t.Errorf("%s: codexHooks %+v", tc.argv, h)
+			if trusted == "one" && tc.report && !strings.Contains(tc.argv, "bypass") {
+				at = 1
+			}
+			for _, node := range []bool{false, true} {
+				if node {
+					if argv[0] != "codex" {
+						continue
+					}
+					argv = append([]string{"node", "/x/codex.js"}, argv[1:]...)
+					if at > 0 {
+						at = 2
+					}
+				}
+				r, err := d.Prepare(context.Background(), agent.Launch{Argv: argv, ChildID: "codex-1a2b3c4d"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := r.Command()
+				name := trusted + ": " + strings.Join(argv, " ")
+				if len(c.Warnings) != warnings {
+					t.Errorf("%s: warnings %q", name, c.Warnings)
+				}
+				if warnings > 0 && tc.report && !strings.Contains(c.Warnings[0], "lcwrap hook codex --print-config") {
+					t.Errorf("%s: the warning names no step: %s", name, c.Warnings[0])
+				}
+				want := registered
+				if strings.Contains(tc.argv, "bypass") {
+					want = HookEvents
+				}
+				if at < 0 {
+					if !slices.Equal(c.Argv, argv) || c.Env != nil || c.Added != nil {
+						t.Errorf("%s: the command changed: %q", name, c.Argv)
+					}
+				} else {
+					args := HookArgs("/x/lcwrap", want)
+					if w := slices.Concat(argv[:at], args, argv[at:]); !slices.Equal(c.Argv, w) {
+						t.Errorf("%s: argv %q", name, c.Argv)
+					}
+					if c.Added == nil || c.Added.AddedAt != int64(at) || !slices.Equal(c.Added.AddedArgs, args) {
+						t.Errorf("%s: added %+v", name, c.Added)
+					}
+					if len(c.Env) != 2 || !strings.HasPrefix(c.Env[0], EnvHookURL+"=http://127.0.0.1:") || !strings.HasPrefix(c.Env[1], EnvHookToken+"=") {
+						t.Errorf("%s: env %q", name, c.Env)
+					}
+				}
+				r.Close()
+				var term event.Terminal
+				r.Report(&term)
+				h, ok := event.Get[CodexHooks](term.Extra, KeyCodexHooks)
+				if ok != tc.report {
+					t.Errorf("%s: codexHooks %v, want %v", name, ok, tc.report)
+					continue
+				}
+				if ok && (h.Payloads != 0 || len(h.Registered) != len(want) || len(h.Registered)+len(h.NotTrusted) != len(HookEvents) || h.Note == "") {
+					t.Errorf("%s: codexHooks %+v", name, h)
+				}
+			}
 		}
 	}
+	check("none", nil)
+	cfg := TrustConfig("/x/lcwrap")
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600)
+	check("all", HookEvents)
+	i := strings.Index(cfg, "\n[hooks.state")
+	one := cfg[:i] + cfg[i:i+1+strings.Index(cfg[i+1:], "\n\n")+1] // the header and the first entry
+	os.WriteFile(filepath.Join(home, "config.toml"), []byte(one), 0o600)
+	check("one", HookEvents[:1])
 }

@@ -40,9 +40,8 @@ func TestRealInteractivePermissionHooks(t *testing.T) {
 	journal := filepath.Join(t.TempDir(), "journal.jsonl")
 	stderr := filepath.Join(t.TempDir(), "stderr")
 	s := newTmux(t, t.TempDir(), fmt.Sprintf("env %s LCWRAP_JOURNAL=%s %s --pty -- codex -a on-request 2>%s; sleep 600", strings.Join(envArgs, " "), journal, lcwrap, stderr))
-	waitFor(t, "codex's prompt under lcwrap --pty", 90*time.Second, func() bool { return strings.Contains(s.pane(), "describe a task") }, s.pane)
-	s.keys("-l", "touch the marker")
-	waitFor(t, "the prompt's echo", 30*time.Second, func() bool { return strings.Contains(s.pane(), "touch the marker") }, s.pane)
+	waitFor(t, "codex's prompt under lcwrap --pty", 90*time.Second, func() bool { return promptShown(s.pane()) }, s.pane)
+	typeUntilEcho(t, func() { s.keys("-l", "touch the marker") }, func() bool { return strings.Contains(s.pane(), "touch the marker") }, s.pane)
 	s.keys("Enter")
 
 	waiting := func(reason string) func() bool {
@@ -66,7 +65,7 @@ func TestRealInteractivePermissionHooks(t *testing.T) {
 	}
 	show := func() string { return sessionLines(journalEvents(t, journal)) + "\nscreen:\n" + s.pane() }
 	waitFor(t, "codex's approval prompt", 90*time.Second, func() bool { return strings.Contains(s.pane(), "Would you like to run") }, show)
-	waitFor(t, "waiting for permission in the journal", 30*time.Second, waiting("permission"), show)
+	waitFor(t, "waiting for permission in the journal", 90*time.Second, waiting("permission"), show)
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatalf("the command ran before it was approved")
 	}
