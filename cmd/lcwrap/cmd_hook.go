@@ -137,6 +137,7 @@ func codexHookHelp() helpText {
 	return helpText{
 		examples: []example{
 			{"lcwrap hook codex --print-config", "the trust entries for lcwrap's hooks, for codex's config.toml"},
+			{"lcwrap hook codex --relay < payload.json", "hand one payload to the launching lcwrap (what codex runs)"},
 		},
 	}
 }

@@ -90,6 +90,7 @@ var Table = []Status{
 		{Command: "lcwrap top", Meaning: "quit (q, ^C, SIGTERM)"},
 		{Command: "lcwrap report", Meaning: "written"},
 		{Command: "lcwrap hook claude-code", Meaning: "always, whatever happened to the payload (a hook never fails its agent)"},
+		{Command: "lcwrap hook codex", Meaning: "always, whatever happened to the payload (a hook never fails its agent)"},
 		{Command: "lcwrap help", Meaning: "shown"},
 		{Command: "lcwrap version", Meaning: "printed"},
 		{Command: "lcwrap wait", Meaning: "every child met the condition (--any: one did)", Reserved: true},
@@ -109,6 +110,7 @@ var Table = []Status{
 		{Command: "lcwrap top", Meaning: "lcwrap-top cannot be found or run"},
 		{Command: "lcwrap report", Meaning: "the input cannot be read, or the file cannot be written"},
 		{Command: "lcwrap hook claude-code", Meaning: "--print-settings only: lcwrap cannot tell its own path"},
+		{Command: "lcwrap hook codex", Meaning: "--print-config only: lcwrap cannot tell its own path"},
 		{Command: "lcwrap journal unlock", Meaning: "not broken: no lock, another token, or an owner alive"},
 	}},
 	{Code: Refused, Shown: "2", Name: "refused", Meaning: "the command refused, or could not record, what it was asked: nothing was appended or sent", Uses: []Use{
@@ -159,6 +161,7 @@ var Table = []Status{
 		{Command: "lcwrap report"},
 		{Command: "lcwrap hook", Meaning: "usage error (no agent named)"},
 		{Command: "lcwrap hook claude-code"},
+		{Command: "lcwrap hook codex"},
 		{Command: "lcwrap journal unlock"},
 		{Command: "lcwrap help", Meaning: "no such command"},
 		{Command: "lcwrap version"},
