@@ -109,3 +109,33 @@ func TestRealExecSubagent(t *testing.T) {
 		t.Errorf("the exec stream's collab item is not the session's activity:\n%s", byChild[session])
 	}
 }
+
+// TestGateOnce: a session's and a sub-agent's start and end said by two
+// sources (the exec stream and the hooks) are recorded once; the second
+// saying is an activity line naming its evidence.
+func TestGateOnce(t *testing.T) {
+	tr, sink := newTracker(t, agent.Config{Parent: "codex-proc", RunTag: "g1"})
+	g := newGate(tr)
+	var r ExecReader
+	g.Apply(r.Line([]byte(`{"type":"thread.started","thread_id":"s1"}`)))
+	g.Apply(NormalizeHook([]byte(hookSessionStart), false))
+	g.Apply(r.Line([]byte(`{"type":"turn.started"}`)))
+	g.Apply(NormalizeHook([]byte(strings.Replace(hookSubStart, `"a1"`, `"t-sub"`, 1)), false))
+	g.Apply(r.Line([]byte(`{"type":"item.completed","item":{"id":"i0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"s1","receiver_thread_ids":["t-sub"],"agents_states":{"t-sub":{"status":"running"}},"status":"completed"}}`)))
+	g.Apply(NormalizeHook([]byte(strings.Replace(hookSubStop, `"a1"`, `"t-sub"`, 1)), false))
+	g.Apply(r.Line([]byte(`{"type":"item.completed","item":{"id":"i1","type":"collab_tool_call","tool":"wait","sender_thread_id":"s1","receiver_thread_ids":["t-sub"],"agents_states":{"t-sub":{"status":"completed"}},"status":"completed"}}`)))
+	tr.End(agent.ProcessEnd{ChildID: "codex-proc"})
+	sink.Check(t)
+	got := sink.Summaries()
+	if n := strings.Count(got, "created created"); n != 2 {
+		t.Errorf("%d created events, want the session's and the sub-agent's:\n%s", n, got)
+	}
+	if n := strings.Count(got, "terminal completed"); n != 1 {
+		t.Errorf("the sub-agent ended %d times:\n%s", n, got)
+	}
+	for _, want := range []string{"activity session start reported by SessionStart (startup)\n", "activity sub-agent start reported by item.completed:collab_tool_call\n", "activity sub-agent end reported by item.completed:collab_tool_call (completed)\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+}

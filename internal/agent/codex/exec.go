@@ -146,11 +146,11 @@ func (r *ExecReader) itemOutcome(obs agent.Observation, it *execItem) agent.Outc
 	case "mcp_tool_call":
 		return tool("mcp:"+cutTag(it.Server)+"."+cutTag(it.Tool), "", it.Error != nil)
 	case "collab_tool_call":
+		subs := r.collabAgents(obs, it) // before tool names obs after the item
 		var out agent.Outcome
 		if native != "item.updated" {
 			out = tool("collab:"+cutTag(it.Tool), "", false)
 		}
-		subs := r.collabAgents(obs, it)
 		if len(out.Observations) == 0 && len(subs) == 0 {
 			return agent.Ignore(obs.Session, "progress of an item already recorded")
 		}

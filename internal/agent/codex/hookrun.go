@@ -44,7 +44,9 @@ func (g *gate) Apply(out agent.Outcome) error {
 		case o.Kind == agent.SessionStarted && g.started[o.Session]:
 			o.Kind, o.Summary = agent.Note, "session start reported by "+firstNonEmpty(o.Native, "another source")+paren(o.Source)
 		case o.Kind == agent.SessionStarted:
-			g.started[o.Session] = true
+			if len(g.started) < 4096 { // bounded: past it a start may be recorded twice
+				g.started[o.Session] = true
+			}
 		case o.Kind == agent.SubagentStarted && open:
 			o.Kind, o.Summary = agent.Note, "sub-agent start reported by "+firstNonEmpty(o.Native, "another source")
 		case o.Kind == agent.SubagentStopped && seen && !open:
