@@ -130,7 +130,7 @@ type CodexHooks struct {
 	NotTrusted  []string     `json:"notTrusted,omitempty"`
 	Note        string       `json:"note,omitempty"`
 	Payloads    int64        `json:"payloads"`
-	Registered  []string     `json:"registered"`
+	Registered  []string     `json:"registered,omitempty"`
 	Rejected    agent.IntMap `json:"rejected,omitempty"`
 }
 
@@ -145,11 +145,9 @@ func (d CodexHooks) AppendDetails(o *event.Object) {
 	}
 	o.OptString("note", d.Note)
 	o.Int("payloads", d.Payloads)
-	registered := d.Registered
-	if registered == nil {
-		registered = []string{}
+	if len(d.Registered) > 0 {
+		o.Strings("registered", d.Registered)
 	}
-	o.Strings("registered", registered)
 	if len(d.Rejected) > 0 {
 		o.Object("rejected", d.Rejected)
 	}
