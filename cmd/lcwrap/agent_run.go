@@ -38,17 +38,15 @@ func agentNames() []string {
 // agentDriver is the registry of agent integrations: the driver named
 // name, or nil when none is.
 func agentDriver(name string) agent.Driver {
+	exe, _ := os.Executable() // for the hooks that call lcwrap back
 	switch name {
 	case claudecode.Source:
-		exe, _ := os.Executable() // for the hooks that call lcwrap back
 		return claudecode.Driver{Exe: exe}
 	case codex.Source:
-		return codex.Driver{}
+		return codex.Driver{Exe: exe}
 	case gemini.Source:
-		exe, _ := os.Executable() // for the hooks that call lcwrap back
 		return gemini.Driver{Exe: exe}
 	case copilot.Source:
-		exe, _ := os.Executable() // for the hooks that call lcwrap back
 		return copilot.Driver{Exe: exe}
 	}
 	return nil

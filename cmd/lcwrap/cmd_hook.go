@@ -12,6 +12,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/claudecode"
+	"github.com/lcwrap/lcwrap/internal/agent/codex"
 	"github.com/lcwrap/lcwrap/internal/agent/copilot"
 	"github.com/lcwrap/lcwrap/internal/agent/gemini"
 	"github.com/lcwrap/lcwrap/internal/supervise"
@@ -24,7 +25,7 @@ const hookWait = 500 * time.Millisecond
 func hookCommand(std stdio) *cli.Command {
 	return &cli.Command{
 		Name:  "hook",
-		Usage: "record an agent's hook payload (Claude Code: lcwrap hook claude-code)",
+		Usage: "record an agent's hook payload (Claude Code: lcwrap hook claude-code; Codex: lcwrap hook codex)",
 		Description: "Each agent whose hooks lcwrap records is a command of its own: its help says\n" +
 			"what a call records and how to install it.",
 		Action: func(_ context.Context, cmd *cli.Command) error {
@@ -34,7 +35,7 @@ func hookCommand(std stdio) *cli.Command {
 			}
 			return usagef(cmd, "%s", msg)
 		},
-		Commands: []*cli.Command{claudeCodeHookCommand(std), geminiHookCommand(std), copilotHookCommand(std)},
+		Commands: []*cli.Command{claudeCodeHookCommand(std), geminiHookCommand(std), copilotHookCommand(std), codexHookCommand(std)},
 	}
 }
 
@@ -86,12 +87,61 @@ func claudeCodeHookCommand(std stdio) *cli.Command {
 	}
 }
 
+func codexHookCommand(std stdio) *cli.Command {
+	return &cli.Command{
+		Name:  codex.Source,
+		Usage: "hand one Codex hook payload to the lcwrap that launched codex",
+		Description: "'lcwrap -- codex' registers its hooks for that run only (config overrides, -c;\n" +
+			"nothing is written), each running 'lcwrap hook codex --relay', which reads one\n" +
+			"payload on stdin and hands it to that lcwrap. It prints nothing on stdout and\n" +
+			"always exits 0: what it could not do is one line on stderr. Codex runs a hook\n" +
+			"only once you have trusted it, so lcwrap registers only the hooks you trusted:\n" +
+			"review what --print-config prints and add it to $CODEX_HOME/config.toml\n" +
+			"(default ~/.codex/config.toml).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "print-config", Usage: "print the trust entries for lcwrap's hooks, for codex's config.toml, and exit"},
+			&cli.BoolFlag{Name: "relay", Usage: "hand the payload to the lcwrap that launched codex ($" + codex.EnvHookURL + "); lcwrap adds this itself"},
+		},
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef(cmd, "unexpected argument %q: the payload comes on standard input", cmd.Args().First())
+			}
+			h, ok := agentDriver(codex.Source).(agent.Hooks)
+			if !ok {
+				return exitCode(1, "the %s integration records no hooks", codex.Source)
+			}
+			if cmd.Bool("print-config") {
+				exe, err := os.Executable()
+				if err != nil {
+					return exitCode(1, "cannot tell lcwrap's own path: %v", err)
+				}
+				fmt.Fprint(std.out, h.HookSettings(exe))
+				return nil
+			}
+			for _, w := range h.Hook(std.in, agent.HookCall{Relay: cmd.Bool("relay"), Wait: hookWait}) {
+				fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))
+			}
+			return nil // a hook never fails its agent
+		},
+	}
+}
+
 // hookHelp is the hook command's entry in helps.
 func hookHelp() helpText {
 	return helpText{
 		examples: []example{
 			{"lcwrap hook claude-code --print-settings", "the hooks to merge into ~/.claude/settings.json"},
 			{"lcwrap help hook claude-code", "what a Claude Code hook call records"},
+		},
+	}
+}
+
+// codexHookHelp is the entry of lcwrap hook codex in helps.
+func codexHookHelp() helpText {
+	return helpText{
+		examples: []example{
+			{"lcwrap hook codex --print-config", "the trust entries for lcwrap's hooks, for codex's config.toml"},
+			{"lcwrap hook codex --relay < payload.json", "hand one payload to the launching lcwrap (what codex runs)"},
 		},
 	}
 }

@@ -182,6 +182,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 	}
 	m["lcwrap hook"] = hookHelp()
 	m["lcwrap hook claude-code"] = claudeCodeHookHelp()
+	m["lcwrap hook codex"] = codexHookHelp()
 	m["lcwrap hook gemini"] = geminiHookHelp()
 	m["lcwrap hook copilot"] = copilotHookHelp()
 	return m

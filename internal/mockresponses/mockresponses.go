@@ -21,11 +21,33 @@ type Call struct {
 	Name string
 	// Arguments is the JSON object of its arguments.
 	Arguments string
+	// Namespace is the tool's namespace, when it has one
+	// ("collaboration" for codex's sub-agent tools).
+	Namespace string
+}
+
+// Spawn is a call of codex's spawn_agent (multi_agent_v2): a sub-agent
+// named task, started without the parent's history.
+func Spawn(task, message string) Call {
+	b, _ := json.Marshal(map[string]string{"task_name": task, "message": message, "fork_turns": "none"})
+	return Call{Name: "spawn_agent", Arguments: string(b), Namespace: "collaboration"}
+}
+
+// WaitAgent is a call of codex's wait_agent (multi_agent_v2).
+func WaitAgent() Call {
+	return Call{Name: "wait_agent", Arguments: `{"timeout_ms":30000}`, Namespace: "collaboration"}
 }
 
 // Exec is a call of codex's exec_command tool running cmd.
 func Exec(cmd string) Call {
 	b, _ := json.Marshal(map[string]string{"cmd": cmd})
+	return Call{Name: "exec_command", Arguments: string(b)}
+}
+
+// Escalated is a call of exec_command running cmd outside the sandbox,
+// which codex asks the user to approve (under -a on-request).
+func Escalated(cmd, justification string) Call {
+	b, _ := json.Marshal(map[string]string{"cmd": cmd, "sandbox_permissions": "require_escalated", "justification": justification})
 	return Call{Name: "exec_command", Arguments: string(b)}
 }
 
@@ -47,6 +69,7 @@ type Server struct {
 	URL string
 
 	script []Step
+	sub    []Step // a sub-agent's requests (SubAgent)
 	ln     net.Listener
 	srv    *http.Server
 
@@ -65,6 +88,15 @@ func Start(script ...Step) (*Server, error) {
 	s.srv = &http.Server{Handler: s}
 	go s.srv.Serve(ln)
 	return s, nil
+}
+
+// SubAgent sets the script of requests a sub-agent makes (codex gives a
+// sub-agent its task as an agent_message to a recipient under /root/),
+// counted as the main script is; call it before codex starts.
+func (s *Server) SubAgent(script ...Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sub = script
 }
 
 // Close stops the server.
@@ -99,23 +131,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var req struct {
 		Input []struct {
-			Type string `json:"type"`
+			Type      string `json:"type"`
+			Recipient string `json:"recipient"`
 		} `json:"input"`
 	}
 	json.Unmarshal(body, &req) // an unreadable request gets step 0
-	step := 0
+	step, sub := 0, false
 	for _, in := range req.Input {
-		if in.Type == "function_call_output" {
+		switch {
+		case in.Type == "function_call_output":
 			step++
+		case in.Type == "agent_message" && strings.HasPrefix(in.Recipient, "/root/"):
+			sub = true
 		}
 	}
 	s.mu.Lock()
 	s.requests++
 	n := s.requests
+	script := s.script
+	if sub {
+		script = s.sub
+	}
 	s.mu.Unlock()
 	st := Step{Text: "done"}
-	if step < len(s.script) {
-		st = s.script[step]
+	if step < len(script) {
+		st = script[step]
 	}
 	if st.Status != 0 {
 		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": st.Text, "type": "invalid_request_error"}})
@@ -134,10 +174,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	send(map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	var items []map[string]any
 	for i, c := range st.Calls {
-		items = append(items, map[string]any{
+		it := map[string]any{
 			"type": "function_call", "id": fmt.Sprintf("fc_%d_%d", n, i), "call_id": fmt.Sprintf("call_%d_%d", n, i),
 			"name": c.Name, "arguments": c.Arguments,
-		})
+		}
+		if c.Namespace != "" {
+			it["namespace"] = c.Namespace
+		}
+		items = append(items, it)
 	}
 	if len(st.Calls) == 0 {
 		items = append(items, map[string]any{

@@ -36,7 +36,7 @@ func TestRealAdoptInteractive(t *testing.T) {
 	}
 
 	u.submit("run the marker")
-	waitFor(t, "the session's wait in the journal", 30*time.Second, func() bool {
+	waitFor(t, "the session's wait in the journal", 180*time.Second, func() bool {
 		for _, ev := range journalEvents(t, journal) {
 			if ev.Source == Source && ev.State == event.StateWaiting {
 				return true
@@ -117,7 +117,7 @@ func TestRealAdoptExec(t *testing.T) {
 	}
 	journal := filepath.Join(t.TempDir(), "journal.jsonl")
 	adopted := startAdopt(t, lc, env, cmd.Process.Pid, journal)
-	waitFor(t, "the session's tool call in the journal", 30*time.Second, func() bool {
+	waitFor(t, "the session's tool call in the journal", 180*time.Second, func() bool {
 		for _, ev := range journalEvents(t, journal) {
 			if ev.Source == Source && strings.Contains(ev.Activity, "adopt-exec-marker") {
 				return true

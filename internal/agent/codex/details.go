@@ -18,6 +18,7 @@ const KeyCodexRollout = "codexRollout"
 // TerminalMembers is the codex member of a launched process's terminal
 // event, as a reader decodes it (event.DecodeDetails).
 type TerminalMembers struct {
+	CodexHooks   *CodexHooks   `json:"codexHooks,omitempty"`
 	CodexRollout *CodexRollout `json:"codexRollout,omitempty"`
 }
 
@@ -110,5 +111,44 @@ func (d RolloutProven) AppendDetails(o *event.Object) {
 		o.Object("proof", d.Proof)
 	} else {
 		o.Null("proof")
+	}
+}
+
+// KeyCodexHooks is the key of the member a launched codex's terminal
+// event carries about the hooks lcwrap registered for it (a CodexHooks).
+const KeyCodexHooks = "codexHooks"
+
+// CodexHooks is the "codexHooks" member of a launched process's terminal
+// event, lcwrap's own finding: the hooks it registered (session flags,
+// this run only), those the user's codex config did not trust (codex
+// does not run them), whether the command itself passed
+// --dangerously-bypass-hook-trust, and the payloads that arrived or were
+// refused.
+type CodexHooks struct {
+	BypassTrust bool         `json:"bypassTrust,omitempty"`
+	Command     string       `json:"command"`
+	NotTrusted  []string     `json:"notTrusted,omitempty"`
+	Note        string       `json:"note,omitempty"`
+	Payloads    int64        `json:"payloads"`
+	Registered  []string     `json:"registered,omitempty"`
+	Rejected    agent.IntMap `json:"rejected,omitempty"`
+}
+
+// AppendDetails implements event.Details.
+func (d CodexHooks) AppendDetails(o *event.Object) {
+	if d.BypassTrust {
+		o.Bool("bypassTrust", true)
+	}
+	o.String("command", d.Command)
+	if len(d.NotTrusted) > 0 {
+		o.Strings("notTrusted", d.NotTrusted)
+	}
+	o.OptString("note", d.Note)
+	o.Int("payloads", d.Payloads)
+	if len(d.Registered) > 0 {
+		o.Strings("registered", d.Registered)
+	}
+	if len(d.Rejected) > 0 {
+		o.Object("rejected", d.Rejected)
 	}
 }

@@ -19,6 +19,8 @@ func codexExamples(s1, s2 string, n int64, b bool) []event.Details {
 		CodexRollout{Rollout: "followed", Proof: proof, ReadError: s1, Note: s2, LastCheck: s1, Refusals: agent.IntMap{s1: 2},
 			Daemons: []CodexDaemon{{Command: s1, Note: s2, OwnSession: true, Process: id}, {Command: s2, Process: id}}},
 		RolloutProven{Agent: "codex", Message: s1, Proof: proof},
+		CodexHooks{Command: s1, Registered: []string{s1, s2}, NotTrusted: []string{s2}, BypassTrust: b, Payloads: n, Note: s2, Rejected: agent.IntMap{s1: 1}},
+		CodexHooks{Command: s2},
 		event.Terminal{Claim: event.ClaimExitStatusOnly, Extra: terminal},
 		agent.AgentEvent{Evidence: "session_meta", Reported: &agent.Facts{Originator: s1, CLIVersion: s2, Usage: agent.NamedCounts{{Name: s1, N: n}},
 			RolloutProof: &agent.RolloutFacts{Chain: proof.Chain, Evidence: proof.Evidence, Holder: agent.HolderFacts{PID: id.PID, StartTime: int64(id.StartTime)},

@@ -3,8 +3,10 @@ package codex
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -119,7 +121,11 @@ func withoutNode(argv []string) []string {
 }
 
 // Driver is the codex integration for runs lcwrap launches (agent.Driver).
-type Driver struct{}
+type Driver struct {
+	// Exe is lcwrap's absolute path, for the hooks codex runs (they call
+	// lcwrap back); empty: no hooks are registered.
+	Exe string
+}
 
 // Source is the source of codex's session events, and the --agent value.
 const Source = "codex"
@@ -141,59 +147,148 @@ const Limits = "codex's own events: what codex reported, nothing more; no heartb
 // ChildPrefix starts the child id of every codex session.
 const ChildPrefix = "cx"
 
-// Prepare implements agent.Driver; it never changes the command.
-// exec --json: every line codex prints on stdout is read as it passes
-// through. Interactive: the rollout is followed once proven (Follower),
-// from the moment the process has started.
-func (Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
+// Prepare implements agent.Driver. exec --json: every line codex prints
+// on stdout is read as it passes through. Interactive: the rollout is
+// followed once proven (Follower), from the moment the process has
+// started. For both, when the command is codex itself, lcwrap registers
+// its hooks for this run (config overrides, -c: nothing is written),
+// which codex runs once the user has trusted them.
+func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 	b := l.Base(Source, ChildPrefix, Limits)
+	g := newGate(b.Tracker)
 	switch Classify(withoutNode(l.Argv)) {
 	case ModeExec:
-		tap := &execTap{tracker: b.Tracker}
+		tap := &execTap{apply: g.Apply}
 		tap.lines = NewLines(tap.line)
-		return &execJSONRun{Base: b, tap: tap}, nil
+		r := &execJSONRun{Base: b, tap: tap}
+		r.hooks = d.addHooks(&r.Cmd, l.Argv, g.Apply, false, "through codex's exec stream only")
+		return r, nil
 	case ModeInteractive:
-		return &ttyRun{Base: b, f: NewFollower(b.Tracker)}, nil
+		f := NewFollower(b.Tracker)
+		f.apply = g.Apply
+		r := &ttyRun{Base: b, f: f}
+		r.hooks = d.addHooks(&r.Cmd, l.Argv, g.Apply, true, "through its rollout only, once that is proven to be this run's")
+		return r, nil
 	}
 	return &b, nil
+}
+
+// addHooks registers in c lcwrap's hooks that codex will run for argv —
+// those the user has trusted (all, when the command itself passes
+// --dangerously-bypass-hook-trust) — and starts the server their payloads
+// reach. An untrusted hook is not registered: codex would not run it, and
+// its TUI would open a "hooks need review" dialog before every session.
+// It returns nil when there is nothing to say (no lcwrap path, a command
+// that is not codex itself, or one that sets hooks itself); what the
+// user should know is in c's warnings.
+func (d Driver) addHooks(c *agent.Command, argv []string, apply func(agent.Outcome) error, turnsWait bool, fallback string) *hookSide {
+	if d.Exe == "" || !d.Recognize(argv) {
+		return nil
+	}
+	at := 1
+	if len(withoutNode(argv)) < len(argv) {
+		at = 2 // node …/codex.js: after the script
+	}
+	bypass, own := hookFlags(argv[at:])
+	if own != "" {
+		c.Warnings = append(c.Warnings, "the command sets codex hooks itself ("+oneLine(own)+"), so lcwrap adds none of its own this run (they would replace each other); lcwrap sees this run "+fallback)
+		return nil
+	}
+	home := CodexHome()
+	var untrusted []HookEvent
+	if !bypass {
+		untrusted = Untrusted(home, d.Exe)
+	}
+	var register []HookEvent
+	for _, ev := range HookEvents {
+		if !slices.Contains(untrusted, ev) {
+			register = append(register, ev)
+		}
+	}
+	if len(untrusted) > 0 {
+		c.Warnings = append(c.Warnings, hookWarning(d.Exe, home, untrusted, fallback))
+	}
+	report := CodexHooks{Command: HookCommand(d.Exe), Registered: labels(register), NotTrusted: labels(untrusted), BypassTrust: bypass}
+	if len(register) == 0 {
+		return &hookSide{report: report}
+	}
+	h, env, err := startHooks(apply, turnsWait)
+	if err != nil {
+		c.Warnings = append(c.Warnings, err.Error()+"; lcwrap sees this run "+fallback)
+		return nil
+	}
+	h.report = report
+	args := HookArgs(d.Exe, register)
+	c.Argv = slices.Concat(argv[:at], args, argv[at:])
+	c.Env = append(c.Env, env...)
+	how := "trusted in " + home + "/config.toml"
+	switch {
+	case bypass:
+		how = "the command passes --dangerously-bypass-hook-trust itself"
+	case len(untrusted) > 0:
+		how += fmt.Sprintf("; %d more not trusted, so not registered", len(untrusted))
+	}
+	c.Added = &agent.AgentLaunch{Agent: Source, AddedArgs: args, AddedAt: int64(at), Evidence: []string{
+		fmt.Sprintf("hooks: %d events as config overrides for this run (-c), each running %s, which hands its payload to %s (token in $%s); %s",
+			len(register), HookCommand(d.Exe), h.url(), EnvHookToken, how),
+	}}
+	return h
 }
 
 // execJSONRun is a launched `codex exec --json`: its stdout is read.
 type execJSONRun struct {
 	agent.Base
-	tap *execTap
+	tap   *execTap
+	hooks *hookSide // nil: none registered
 }
 
 // Stdout implements agent.Run.
 func (r *execJSONRun) Stdout() io.Writer { return r.tap }
 
 // Close implements agent.Run.
-func (r *execJSONRun) Close() { r.tap.close() }
+func (r *execJSONRun) Close() {
+	if r.hooks != nil {
+		r.hooks.close()
+	}
+	r.tap.close()
+}
 
 // Report implements agent.Run.
 func (r *execJSONRun) Report(term *event.Terminal) {
 	r.Base.Report(term)
 	r.tap.report(term)
+	if r.hooks != nil {
+		r.hooks.terminal(term)
+	}
 }
 
 // ttyRun is a launched interactive codex (the TUI): its rollout, once
 // proven to be that process's, is followed.
 type ttyRun struct {
 	agent.Base
-	f *Follower
+	f     *Follower
+	hooks *hookSide // nil: none registered
 }
 
 // Started implements agent.Starter: proving starts from the process.
 func (r *ttyRun) Started(child event.Identity) { r.f.Start(child) }
 
 // Close implements agent.Run.
-func (r *ttyRun) Close() { r.f.Stop() }
+func (r *ttyRun) Close() {
+	if r.hooks != nil {
+		r.hooks.close()
+	}
+	r.f.Stop()
+}
 
 // Report implements agent.Run.
 func (r *ttyRun) Report(term *event.Terminal) {
 	r.Base.Report(term)
 	rep := r.f.Report()
 	event.SetPtr(&term.Extra, KeyCodexRollout, &rep)
+	if r.hooks != nil {
+		r.hooks.terminal(term)
+	}
 }
 
 // ownLine starts every event line lcwrap writes.
@@ -201,9 +296,9 @@ var ownLine = []byte(`{"schemaVersion":`)
 
 // execTap feeds the lines of codex's stdout to a Tracker.
 type execTap struct {
-	tracker *agent.Tracker
-	reader  ExecReader
-	lines   *Lines
+	apply  func(agent.Outcome) error
+	reader ExecReader
+	lines  *Lines
 
 	mu    sync.Mutex
 	turns int               // turn.completed and turn.failed seen
@@ -229,16 +324,16 @@ func (t *execTap) line(b []byte) {
 			t.mu.Unlock()
 		}
 	}
-	t.tracker.Apply(out)
+	t.apply(out)
 }
 
 // close counts what could not be read as a whole line.
 func (t *execTap) close() {
 	if t.lines.Partial() {
-		t.tracker.Apply(agent.Unrecognize(t.reader.Session(), "(unterminated last line)"))
+		t.apply(agent.Unrecognize(t.reader.Session(), "(unterminated last line)"))
 	}
 	for range t.lines.Oversized {
-		t.tracker.Apply(agent.Unrecognize(t.reader.Session(), "(line over 1 MiB)"))
+		t.apply(agent.Unrecognize(t.reader.Session(), "(line over 1 MiB)"))
 	}
 }
 

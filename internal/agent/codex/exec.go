@@ -45,6 +45,11 @@ type execItem struct {
 	Items   []struct {
 		Completed bool `json:"completed"`
 	} `json:"items"`
+	// collab_tool_call: the sub-agents it names and their states.
+	Receivers    []string `json:"receiver_thread_ids"`
+	AgentsStates map[string]struct {
+		Status string `json:"status"`
+	} `json:"agents_states"`
 }
 
 // ExecReader maps the lines of one `codex exec --json` stream. Only the
@@ -52,6 +57,7 @@ type execItem struct {
 // the lines after it. Not safe for concurrent use.
 type ExecReader struct {
 	session string
+	agents  map[string]bool // sub-agents seen: true while open
 }
 
 // Session returns the thread id seen so far ("" before thread.started).
@@ -90,7 +96,7 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 		if l.Item == nil {
 			return agent.Unrecognize(r.session, l.Type+" without item")
 		}
-		return execItemOutcome(obs, l.Item)
+		return r.itemOutcome(obs, l.Item)
 	case "item.plan.delta":
 		return agent.Ignore(r.session, "plan text delta")
 	case "request_user_input":
@@ -105,8 +111,8 @@ func (r *ExecReader) Line(line []byte) agent.Outcome {
 	return agent.Observe(obs)
 }
 
-// execItemOutcome maps one item event: which tool, on what.
-func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
+// itemOutcome maps one item event: which tool, on what.
+func (r *ExecReader) itemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 	native := obs.Native
 	done := native == "item.completed"
 	tool := func(name, summary string, failed bool) agent.Outcome {
@@ -140,7 +146,16 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 	case "mcp_tool_call":
 		return tool("mcp:"+cutTag(it.Server)+"."+cutTag(it.Tool), "", it.Error != nil)
 	case "collab_tool_call":
-		return tool("collab:"+cutTag(it.Tool), "", false)
+		subs := r.collabAgents(obs, it) // before tool names obs after the item
+		var out agent.Outcome
+		if native != "item.updated" {
+			out = tool("collab:"+cutTag(it.Tool), "", false)
+		}
+		if len(out.Observations) == 0 && len(subs) == 0 {
+			return agent.Ignore(obs.Session, "progress of an item already recorded")
+		}
+		out.Observations = append(out.Observations, subs...)
+		return out
 	case "web_search":
 		return tool("web_search", oneLine(it.Query), false)
 	case "agent_message":
@@ -168,6 +183,70 @@ func execItemOutcome(obs agent.Observation, it *execItem) agent.Outcome {
 		return agent.Unrecognize(obs.Session, cutTag(native+":"+it.Type))
 	}
 	return agent.Observe(obs)
+}
+
+// maxCollabAgents bounds the sub-agents one collab item may name.
+const maxCollabAgents = 32
+
+// collabAgents maps the sub-agents a collab_tool_call names (its
+// receivers and agents_states) to their own lifecycles: one first seen
+// not ended has started; a state codex gives for one open is its
+// activity; completed, errored, shutdown or not_found ends it (as codex
+// reports it; its message is never read). An agent seen ended and then
+// in a live state again was resumed: a new lifecycle.
+func (r *ExecReader) collabAgents(obs agent.Observation, it *execItem) []agent.Observation {
+	ids := slices.Clone(it.Receivers)
+	for id := range it.AgentsStates {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) > maxCollabAgents {
+		ids = ids[:maxCollabAgents]
+	}
+	var out []agent.Observation
+	for _, id := range ids {
+		if id == "" || id == obs.Session {
+			continue
+		}
+		st := cutTag(it.AgentsStates[id].Status)
+		o := obs
+		o.Native, o.Agent = obs.Native+":"+it.Type, id
+		o.Facts = agent.Facts{Status: st}
+		open, seen := r.agents[id]
+		switch st {
+		case "completed", "errored", "shutdown", "not_found":
+			if seen && !open {
+				continue // its end is recorded
+			}
+			o.Kind, o.Reason = agent.SubagentStopped, st
+			r.setAgent(id, false)
+		default:
+			if open {
+				if st == "" {
+					continue
+				}
+				o.Kind, o.Summary = agent.Note, "sub-agent "+st+" (collab:"+cutTag(it.Tool)+")"
+				break
+			}
+			o.Kind, o.AgentType = agent.SubagentStarted, "collab"
+			r.setAgent(id, true)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func (r *ExecReader) setAgent(id string, open bool) {
+	if r.agents == nil {
+		r.agents = map[string]bool{}
+	}
+	if _, ok := r.agents[id]; !ok && len(r.agents) >= 4096 {
+		return // bounded: an agent past the bound is seen anew each time
+	}
+	r.agents[id] = open
 }
 
 // report is what codex said about itself: the Tracker records facts as

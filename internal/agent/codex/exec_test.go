@@ -120,6 +120,7 @@ func FuzzExecLine(f *testing.F) {
 	seedLines(f, "exec-failed.jsonl")
 	f.Add([]byte(`{"type":"item.completed","item":{"type":"command_execution","exit_code":null}}`))
 	f.Add([]byte(`{"type":"request_user_input","questions":null}`))
+	f.Add([]byte(`{"type":"item.completed","item":{"type":"collab_tool_call","tool":"wait","receiver_thread_ids":["a","b"],"agents_states":{"a":{"status":"completed"},"c":{"status":"running"}}}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		tr, sink := newTracker(t, agent.Config{Parent: "p", RunTag: "r"})
 		r := ExecReader{}

@@ -29,6 +29,7 @@ type Follower struct {
 	OnProof func(Proof)
 
 	tracker *agent.Tracker
+	apply   func(agent.Outcome) error // the tracker's, or the run's gate
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc
@@ -51,7 +52,7 @@ type daemon struct {
 
 // NewFollower returns a Follower writing to tracker.
 func NewFollower(tracker *agent.Tracker) *Follower {
-	return &Follower{tracker: tracker, refused: map[string]int{}, leaders: map[int]daemon{}}
+	return &Follower{tracker: tracker, apply: tracker.Apply, refused: map[string]int{}, leaders: map[int]daemon{}}
 }
 
 // Start begins proving and following for the tree under root; call it
@@ -128,14 +129,14 @@ func (f *Follower) follow(ctx context.Context, p Proof) {
 			out.Observations[0].Facts.RolloutProof = p.Facts()
 		}
 		first = false
-		f.tracker.Apply(out)
+		f.apply(out)
 	})
 	err := Follow(ctx, p.Path, followPoll, lines)
 	if lines.Partial() {
-		f.tracker.Apply(agent.Unrecognize(p.ThreadID, "(unterminated last line)"))
+		f.apply(agent.Unrecognize(p.ThreadID, "(unterminated last line)"))
 	}
 	for range lines.Oversized {
-		f.tracker.Apply(agent.Unrecognize(p.ThreadID, "(line over 1 MiB)"))
+		f.apply(agent.Unrecognize(p.ThreadID, "(line over 1 MiB)"))
 	}
 	if err != nil {
 		f.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +84,37 @@ func runExecStatus(t *testing.T, env []string, prompt string, code int) []byte {
 		t.Fatalf("codex exec: %v, want exit code %d\nstdout:\n%s\nstderr:\n%s", err, code, out, stderr.Bytes())
 	}
 	return out
+}
+
+// promptShown reports whether codex's TUI shows its prompt on screen (with
+// or without spaces), its session loaded: 0.171.0 greets with tips ("To
+// get started, describe a task") or, at other times, with its logo above
+// the input's placeholder ("Ask Codex to do anything"), and drops what is
+// typed until its status line names the model (the mock's, "GPT-5.5
+// default").
+func promptShown(screen string) bool {
+	s := strings.Join(strings.Fields(screen), "")
+	return (strings.Contains(s, "describeatask") || strings.Contains(s, "AskCodextodoanything")) && strings.Contains(s, "GPT-5.5default")
+}
+
+// typeUntilEcho types (with typeIt) until echoed holds: should codex's TUI
+// have dropped what was typed, what got no echo within 20 seconds is typed
+// again (a prompt typed twice is still a prompt to the mock). It fails the
+// test after a generous deadline.
+func typeUntilEcho(t *testing.T, typeIt func(), echoed func() bool, show func() string) {
+	t.Helper()
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		typeIt()
+		retry := time.Now().Add(20 * time.Second)
+		for time.Now().Before(retry) {
+			if echoed() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for the prompt's echo; so far:\n%s", show())
+		}
+	}
 }

@@ -83,23 +83,22 @@ func startTUI(t *testing.T, bin string, env []string) *tui {
 // ready waits for codex's prompt.
 func (u *tui) ready() {
 	u.t.Helper()
-	waitFor(u.t, "the prompt", 30*time.Second, func() bool { return strings.Contains(u.scr.text(), "describeatask") }, u.scr.text)
+	waitFor(u.t, "the prompt", 90*time.Second, func() bool { return promptShown(u.scr.text()) }, u.scr.text)
 }
 
 // submit types a prompt (letters and spaces), waits for its echo, and
 // presses Enter.
 func (u *tui) submit(prompt string) {
 	u.t.Helper()
-	u.tty.Write([]byte(prompt))
 	echo := strings.ReplaceAll(prompt, " ", "")
-	waitFor(u.t, "the prompt's echo", 10*time.Second, func() bool { return strings.Contains(u.scr.text(), echo) }, u.scr.text)
+	typeUntilEcho(u.t, func() { u.tty.Write([]byte(prompt)) }, func() bool { return strings.Contains(u.scr.text(), echo) }, u.scr.text)
 	u.tty.Write([]byte("\r"))
 }
 
 // quit presses Ctrl-C until codex has quit, as a user would.
 func (u *tui) quit() {
 	u.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		u.tty.Write([]byte{3})
 		select {
@@ -138,7 +137,7 @@ func TestRealInteractiveRollout(t *testing.T) {
 		t.Fatalf("a rollout was attached before codex opened one")
 	}
 	u.submit("run the marker")
-	waitFor(t, "the turn's end in the rollout", 30*time.Second, func() bool {
+	waitFor(t, "the turn's end in the rollout", 180*time.Second, func() bool {
 		return strings.Contains(sink.Summaries(), "state_changed waiting\nactivity turn ended")
 	}, func() string { return sink.Summaries() + "\nscreen:\n" + u.scr.text() })
 

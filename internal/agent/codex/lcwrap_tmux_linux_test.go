@@ -82,12 +82,11 @@ func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn
 	}
 	command := fmt.Sprintf("env %s LCWRAP_JOURNAL=%s %s --pty -- codex; sleep 600", strings.Join(envArgs, " "), journal, buildLcwrap(t))
 	s := newTmux(t, t.TempDir(), command)
-	waitFor(t, "codex's prompt under lcwrap --pty", 30*time.Second, func() bool { return strings.Contains(s.pane(), "describe a task") }, s.pane)
-	s.keys("-l", prompt)
-	waitFor(t, "the prompt's echo", 10*time.Second, func() bool { return strings.Contains(s.pane(), prompt) }, s.pane)
+	waitFor(t, "codex's prompt under lcwrap --pty", 90*time.Second, func() bool { return promptShown(s.pane()) }, s.pane)
+	typeUntilEcho(t, func() { s.keys("-l", prompt) }, func() bool { return strings.Contains(s.pane(), prompt) }, s.pane)
 	s.keys("Enter")
 	if waitTurn {
-		waitFor(t, "the turn's end in the journal", 30*time.Second, func() bool {
+		waitFor(t, "the turn's end in the journal", 180*time.Second, func() bool {
 			for _, ev := range journalEvents(t, journal) {
 				if ev.Source == Source && ev.State == event.StateWaiting {
 					return true
@@ -96,7 +95,7 @@ func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn
 			return false
 		}, s.pane)
 	} else {
-		waitFor(t, "codex's answer on the screen", 30*time.Second, func() bool { return strings.Contains(s.pane(), "Worked for") }, s.pane)
+		waitFor(t, "codex's answer on the screen", 180*time.Second, func() bool { return strings.Contains(s.pane(), "Worked for") }, s.pane)
 	}
 	s.keys("C-c")
 	ended := func() bool {
@@ -107,7 +106,7 @@ func interactiveRun(t *testing.T, env []string, journal, prompt string, waitTurn
 		}
 		return false
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !ended() && time.Now().Before(deadline) {
 		s.keys("C-c")
 		time.Sleep(500 * time.Millisecond) // Ctrl-C again until codex has quit
