@@ -90,6 +90,10 @@ func (w *fileWatch) close() { w.f.Close() }
 // wait returns true once the file may have changed (or its directory went
 // away, or events were lost), false when stop is closed first.
 func (w *fileWatch) wait(stop <-chan struct{}) bool {
+	// The deadline is cleared before the goroutine that sets it on stop
+	// starts: cleared after, it would undo a stop that came first, and the
+	// read would wait for the next change of the directory.
+	w.f.SetReadDeadline(time.Time{})
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -99,7 +103,6 @@ func (w *fileWatch) wait(stop <-chan struct{}) bool {
 		case <-done:
 		}
 	}()
-	w.f.SetReadDeadline(time.Time{})
 	hit := false
 	err := w.rc.Read(func(fd uintptr) bool {
 		for {
