@@ -56,34 +56,7 @@ func claudeCodeHookCommand(std stdio) *cli.Command {
 			&cli.BoolFlag{Name: "print-settings", Usage: "print the hooks to merge into ~/.claude/settings.json, and exit"},
 			&cli.BoolFlag{Name: "relay", Usage: "hand the payload to the lcwrap that launched the agent ($" + claudecode.EnvHookURL + "); lcwrap adds this itself"},
 		},
-		Action: func(_ context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 0 {
-				return usagef(cmd, "unexpected argument %q: the payload comes on standard input", cmd.Args().First())
-			}
-			h, ok := agentDriver(claudecode.Source).(agent.Hooks)
-			if !ok {
-				return exitCode(1, "the %s integration records no hooks", claudecode.Source)
-			}
-			if cmd.Bool("print-settings") {
-				exe, err := os.Executable()
-				if err != nil {
-					return exitCode(1, "cannot tell lcwrap's own path: %v", err)
-				}
-				fmt.Fprint(std.out, h.HookSettings(exe))
-				return nil
-			}
-			parent := os.Getenv(supervise.EnvChildID)
-			warnings := h.Hook(std.in, agent.HookCall{
-				Relay:   cmd.Bool("relay"),
-				Journal: func() (string, error) { return journalPath(cmd) },
-				Wait:    cmd.Duration("lock-timeout"),
-				Parent:  parent, Root: cmp.Or(os.Getenv(supervise.EnvRootChildID), parent),
-			})
-			for _, w := range warnings {
-				fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))
-			}
-			return nil // a hook never fails its agent
-		},
+		Action: hookAction(std, claudecode.Source, "print-settings", journalCall),
 	}
 }
 
@@ -102,27 +75,9 @@ func codexHookCommand(std stdio) *cli.Command {
 			&cli.BoolFlag{Name: "print-config", Usage: "print the trust entries for lcwrap's hooks, for codex's config.toml, and exit"},
 			&cli.BoolFlag{Name: "relay", Usage: "hand the payload to the lcwrap that launched codex ($" + codex.EnvHookURL + "); lcwrap adds this itself"},
 		},
-		Action: func(_ context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 0 {
-				return usagef(cmd, "unexpected argument %q: the payload comes on standard input", cmd.Args().First())
-			}
-			h, ok := agentDriver(codex.Source).(agent.Hooks)
-			if !ok {
-				return exitCode(1, "the %s integration records no hooks", codex.Source)
-			}
-			if cmd.Bool("print-config") {
-				exe, err := os.Executable()
-				if err != nil {
-					return exitCode(1, "cannot tell lcwrap's own path: %v", err)
-				}
-				fmt.Fprint(std.out, h.HookSettings(exe))
-				return nil
-			}
-			for _, w := range h.Hook(std.in, agent.HookCall{Relay: cmd.Bool("relay"), Wait: hookWait}) {
-				fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))
-			}
-			return nil // a hook never fails its agent
-		},
+		Action: hookAction(std, codex.Source, "print-config", func(cmd *cli.Command) agent.HookCall {
+			return agent.HookCall{Relay: cmd.Bool("relay"), Wait: hookWait}
+		}),
 	}
 }
 
@@ -188,37 +143,13 @@ func agentHookCommand(std stdio, source, label, install string, withEvent bool) 
 			"its own (--relay) and owns the events; a hook you installed then records "+
 			"nothing, so nothing is recorded twice.", 0, 0), "\n"),
 		Flags: flags,
-		Action: func(_ context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 0 {
-				return usagef(cmd, "unexpected argument %q: the payload comes on standard input", cmd.Args().First())
-			}
-			h, ok := agentDriver(source).(agent.Hooks)
-			if !ok {
-				return exitCode(1, "the %s integration records no hooks", source)
-			}
-			if cmd.Bool("print-settings") {
-				exe, err := os.Executable()
-				if err != nil {
-					return exitCode(1, "cannot tell lcwrap's own path: %v", err)
-				}
-				fmt.Fprint(std.out, h.HookSettings(exe))
-				return nil
-			}
-			parent := os.Getenv(supervise.EnvChildID)
-			call := agent.HookCall{
-				Relay:   cmd.Bool("relay"),
-				Journal: func() (string, error) { return journalPath(cmd) },
-				Wait:    cmd.Duration("lock-timeout"),
-				Parent:  parent, Root: cmp.Or(os.Getenv(supervise.EnvRootChildID), parent),
-			}
+		Action: hookAction(std, source, "print-settings", func(cmd *cli.Command) agent.HookCall {
+			call := journalCall(cmd)
 			if withEvent {
 				call.Event = cmd.String("event")
 			}
-			for _, w := range h.Hook(std.in, call) {
-				fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))
-			}
-			return nil // a hook never fails its agent
-		},
+			return call
+		}),
 	}
 }
 
@@ -239,5 +170,46 @@ func copilotHookHelp() helpText {
 			{"lcwrap hook copilot --print-settings > ~/.copilot/hooks/lcwrap.json", "install the hooks"},
 			{"lcwrap hook copilot --event sessionStart < payload.json", "record one payload (what Copilot CLI does)"},
 		},
+	}
+}
+
+// hookAction is the action of `lcwrap hook AGENT`: with printFlag, print
+// the agent's hook settings for lcwrap's own path; otherwise hand the
+// payload on stdin to the agent's driver with the call made from the
+// command's flags. It prints nothing on stdout and always exits 0 for a
+// payload: a hook never fails its agent.
+func hookAction(std stdio, source, printFlag string, call func(*cli.Command) agent.HookCall) cli.ActionFunc {
+	return func(_ context.Context, cmd *cli.Command) error {
+		if cmd.Args().Len() > 0 {
+			return usagef(cmd, "unexpected argument %q: the payload comes on standard input", cmd.Args().First())
+		}
+		h, ok := agentDriver(source).(agent.Hooks)
+		if !ok {
+			return exitCode(1, "the %s integration records no hooks", source)
+		}
+		if cmd.Bool(printFlag) {
+			exe, err := os.Executable()
+			if err != nil {
+				return exitCode(1, "cannot tell lcwrap's own path: %v", err)
+			}
+			fmt.Fprint(std.out, h.HookSettings(exe))
+			return nil
+		}
+		for _, w := range h.Hook(std.in, call(cmd)) {
+			fmt.Fprintf(std.err, "lcwrap hook: %s\n", oneLine(w))
+		}
+		return nil // a hook never fails its agent
+	}
+}
+
+// journalCall is a hook call that records into the journal (--journal,
+// --lock-timeout), under the lcwrap child it runs in, if any.
+func journalCall(cmd *cli.Command) agent.HookCall {
+	parent := os.Getenv(supervise.EnvChildID)
+	return agent.HookCall{
+		Relay:   cmd.Bool("relay"),
+		Journal: func() (string, error) { return journalPath(cmd) },
+		Wait:    cmd.Duration("lock-timeout"),
+		Parent:  parent, Root: cmp.Or(os.Getenv(supervise.EnvRootChildID), parent),
 	}
 }
