@@ -91,28 +91,11 @@ func waitAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 		}
 	}
 	o := watch.Options{Stale: cond == watch.StateStale, OnNotice: func(n watch.Notice) { fmt.Fprintf(std.err, "lcwrap: %s\n", oneLine(n.Text)) }}
-	input := ""
-	if cmd.IsSet("fleet") {
-		if cmd.IsSet("journal") {
-			return usagef(cmd, "--fleet and --journal name two inputs; choose one")
-		}
-		input = cmd.String("fleet")
-		r, f, err := fleetRead(cmd, input)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		o.Fleet, o.Model = r, f
-	} else {
-		if err := fleetOnly(cmd); err != nil {
-			return err
-		}
-		if input, err = journalPath(cmd); err != nil {
-			return usagef(cmd, "%v", err)
-		}
-		warnTrust(std, input)
-		o.Journal = input
+	input, closeInput, err := watchInput(cmd, std, &o)
+	if err != nil {
+		return err
 	}
+	defer closeInput()
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -272,4 +255,31 @@ func timeoutText(w *watch.Wait, d time.Duration, input string) string {
 func unmetText(w *watch.Wait) string {
 	_, _, unmet := counted(w)
 	return fmt.Sprintf("ended without meeting --for %s: %s", w.For, strings.Join(unmet, ", "))
+}
+
+// watchInput sets what o follows from --fleet or --journal (the journal's
+// trust warned about on stderr) and returns its path, and what closes it.
+func watchInput(cmd *cli.Command, std stdio, o *watch.Options) (string, func(), error) {
+	if cmd.IsSet("fleet") {
+		if cmd.IsSet("journal") {
+			return "", nil, usagef(cmd, "--fleet and --journal name two inputs; choose one")
+		}
+		input := cmd.String("fleet")
+		r, f, err := fleetRead(cmd, input)
+		if err != nil {
+			return "", nil, err
+		}
+		o.Fleet, o.Model = r, f
+		return input, func() { r.Close() }, nil
+	}
+	if err := fleetOnly(cmd); err != nil {
+		return "", nil, err
+	}
+	input, err := journalPath(cmd)
+	if err != nil {
+		return "", nil, usagef(cmd, "%v", err)
+	}
+	warnTrust(std, input)
+	o.Journal = input
+	return input, func() {}, nil
 }

@@ -103,28 +103,11 @@ func watchAction(ctx context.Context, cmd *cli.Command, std stdio) error {
 	}
 	say := func(s string) { fmt.Fprintf(std.err, "lcwrap: watch: %s\n", oneLine(s)) }
 	o := watch.Options{Stale: slices.Contains(states, watch.StateStale), OnNotice: func(n watch.Notice) { say(n.Text) }}
-	input := ""
-	if cmd.IsSet("fleet") {
-		if cmd.IsSet("journal") {
-			return usagef(cmd, "--fleet and --journal name two inputs; choose one")
-		}
-		input = cmd.String("fleet")
-		r, f, err := fleetRead(cmd, input)
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		o.Fleet, o.Model = r, f
-	} else {
-		if err := fleetOnly(cmd); err != nil {
-			return err
-		}
-		if input, err = journalPath(cmd); err != nil {
-			return usagef(cmd, "%v", err)
-		}
-		warnTrust(std, input)
-		o.Journal = input
+	input, closeInput, err := watchInput(cmd, std, &o)
+	if err != nil {
+		return err
 	}
+	defer closeInput()
 	if abs, err := filepath.Abs(input); err == nil {
 		input = abs
 	}
