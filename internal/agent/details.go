@@ -142,10 +142,13 @@ func (d AgentEvent) AppendDetails(o *event.Object) {
 // estimate in US dollars. They are the agent's report (ReportedBy, Via),
 // never lcwrap's measurement; Dropped counts telemetry payloads lcwrap
 // could not take (its queue was full), so the totals may be short.
+// CostUnknown: the agent reports no cost (Gemini CLI), so CostUSD is not
+// one.
 type AgentTotals struct {
 	CacheCreation int64   `json:"cacheCreation"`
 	CacheRead     int64   `json:"cacheRead"`
 	CostUSD       float64 `json:"costUsd"`
+	CostUnknown   bool    `json:"costUnknown,omitempty"`
 	Dropped       int64   `json:"dropped,omitempty"`
 	Input         int64   `json:"input"`
 	Model         string  `json:"model,omitempty"`
@@ -160,6 +163,9 @@ func (d AgentTotals) AppendDetails(o *event.Object) {
 	o.Int("cacheCreation", d.CacheCreation)
 	o.Int("cacheRead", d.CacheRead)
 	o.Float("costUsd", d.CostUSD)
+	if d.CostUnknown {
+		o.Bool("costUnknown", true)
+	}
 	o.OptInt("dropped", d.Dropped)
 	o.Int("input", d.Input)
 	o.OptString("model", d.Model)

@@ -31,6 +31,8 @@ type HookServer struct {
 	// URL is where the hooks post (http://127.0.0.1:PORT/hook); Token is
 	// the run's token.
 	URL, Token string
+	// Addr is the server's host:port.
+	Addr string
 
 	srv  *hookhttp.Server
 	c    chan []byte
@@ -43,8 +45,9 @@ type HookServer struct {
 
 // StartHookServer listens on 127.0.0.1 (a free port) for t's payloads,
 // each made an Outcome by normalize (called for one payload at a time, in
-// the order they arrived).
-func StartHookServer(t *Tracker, normalize func([]byte) Outcome) (*HookServer, error) {
+// the order they arrived). extra are further routes of the same server
+// and token (an agent's OTLP logs at OTLPLogsPath).
+func StartHookServer(t *Tracker, normalize func([]byte) Outcome, extra ...hookhttp.Routes) (*HookServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen for hooks on 127.0.0.1: %w", err)
@@ -58,8 +61,13 @@ func StartHookServer(t *Tracker, normalize func([]byte) Outcome) (*HookServer, e
 			t.Apply(normalize(b))
 		}
 	}()
-	h.srv = hookhttp.Serve(ln, h.Token, h.put, h.reject)
-	h.URL = "http://" + h.srv.Addr() + hookhttp.HookPath
+	routes := hookhttp.Routes{hookhttp.HookPath: h.put}
+	for _, r := range extra {
+		maps.Copy(routes, r)
+	}
+	h.srv = hookhttp.ServeRoutes(ln, h.Token, routes, h.reject)
+	h.Addr = h.srv.Addr()
+	h.URL = "http://" + h.Addr + hookhttp.HookPath
 	return h, nil
 }
 

@@ -42,6 +42,7 @@ type Usage struct {
 	CacheRead     int64   `json:"cacheRead"`
 	CacheCreation int64   `json:"cacheCreation"`
 	CostUSD       float64 `json:"costUsd"`
+	CostUnknown   bool    `json:"costUnknown,omitempty"`
 	Model         string  `json:"model,omitempty"`
 	Dropped       int64   `json:"dropped,omitempty"`
 	ReportedBy    string  `json:"reportedBy"`

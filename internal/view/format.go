@@ -270,7 +270,7 @@ func Activity(v *projection.ChildView) string {
 // Cost is an agent child's cost so far as the agent estimates it
 // ("≈$0.0123"), or "" when it reported none.
 func Cost(v *projection.ChildView) string {
-	if v.Agent == nil || v.Agent.Usage == nil {
+	if v.Agent == nil || v.Agent.Usage == nil || v.Agent.Usage.CostUnknown {
 		return ""
 	}
 	return "≈$" + strconv.FormatFloat(v.Agent.Usage.CostUSD, 'f', 4, 64)
@@ -284,7 +284,11 @@ func UsageText(v *projection.ChildView) string {
 		return ""
 	}
 	u := v.Agent.Usage
-	s := fmt.Sprintf("%d requests · %d in / %d out tokens · cache %d read, %d written · %s (the agent's own estimate: %s via %s", u.Requests, u.Input, u.Output, u.CacheRead, u.CacheCreation, Cost(v), u.ReportedBy, u.Via)
+	cost := Cost(v)
+	if u.CostUnknown {
+		cost = "cost unknown"
+	}
+	s := fmt.Sprintf("%d requests · %d in / %d out tokens · cache %d read, %d written · %s (the agent's own estimate: %s via %s", u.Requests, u.Input, u.Output, u.CacheRead, u.CacheCreation, cost, u.ReportedBy, u.Via)
 	if u.Model != "" {
 		s += "; model " + u.Model
 	}

@@ -65,3 +65,19 @@ func TestNextChange(t *testing.T) {
 		t.Errorf("ended: next %v, want midnight", got)
 	}
 }
+
+// TestCostUnknown: an agent that reports tokens but no cost (Gemini) shows
+// no cost in the row and "cost unknown" in its totals, never $0.
+func TestCostUnknown(t *testing.T) {
+	v := &projection.ChildView{Agent: &projection.AgentView{Usage: &projection.Usage{Requests: 3, Input: 30, Output: 15, CostUnknown: true, ReportedBy: "gemini", Via: "OTLP gemini_cli.api_response"}}}
+	if c := Cost(v); c != "" {
+		t.Errorf("cost %q", c)
+	}
+	if u := UsageText(v); !strings.Contains(u, "30 in / 15 out tokens") || !strings.Contains(u, "cost unknown") || strings.Contains(u, "$") {
+		t.Errorf("usage %q", u)
+	}
+	v.Agent.Usage.CostUnknown, v.Agent.Usage.CostUSD = false, 0.5
+	if c := Cost(v); c != "≈$0.5000" {
+		t.Errorf("cost %q", c)
+	}
+}

@@ -3,8 +3,9 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"unicode/utf8"
+
+	"github.com/lcwrap/lcwrap/internal/agent"
 )
 
 // Telemetry is one of Claude Code's OpenTelemetry log records that lcwrap
@@ -34,85 +35,6 @@ const (
 	EventToolDecision = "claude_code.tool_decision"
 )
 
-// otlpLogs is the part of an OTLP/HTTP JSON ExportLogsServiceRequest
-// lcwrap reads, decoded with encoding/json into these small structs: the
-// protobuf JSON packages cost every run start-up (docs/design.md), this
-// costs nothing until a payload comes.
-type otlpLogs struct {
-	ResourceLogs []struct {
-		ScopeLogs []struct {
-			LogRecords []otlpRecord `json:"logRecords"`
-		} `json:"scopeLogs"`
-	} `json:"resourceLogs"`
-}
-
-type otlpRecord struct {
-	Body struct {
-		StringValue string `json:"stringValue"`
-	} `json:"body"`
-	TraceID string `json:"traceId"`
-	// Attributes are decoded only for a record lcwrap keeps.
-	Attributes json.RawMessage `json:"attributes"`
-}
-
-type otlpAttr struct {
-	Key   string    `json:"key"`
-	Value otlpValue `json:"value"`
-}
-
-// otlpValue is an AnyValue of the scalar kinds; an int64 may come as a
-// JSON number or, as protobuf's JSON mapping writes it, a string.
-type otlpValue struct {
-	StringValue *string         `json:"stringValue"`
-	IntValue    json.RawMessage `json:"intValue"`
-	DoubleValue *float64        `json:"doubleValue"`
-}
-
-func (v otlpValue) str() string {
-	if v.StringValue != nil {
-		return *v.StringValue
-	}
-	return ""
-}
-
-// int reads a count: an intValue (number or string), a doubleValue that is
-// whole, or a stringValue of digits; negative or unreadable is 0.
-func (v otlpValue) int() int64 {
-	s := string(bytes.Trim(v.IntValue, `"`))
-	switch {
-	case s != "":
-	case v.DoubleValue != nil:
-		if f := *v.DoubleValue; f >= 0 && f < 1<<62 && f == float64(int64(f)) {
-			return int64(f)
-		}
-		return 0
-	case v.StringValue != nil:
-		s = *v.StringValue
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
-
-func (v otlpValue) float() float64 {
-	switch {
-	case v.DoubleValue != nil:
-		if f := *v.DoubleValue; f >= 0 && f < 1e12 {
-			return f
-		}
-		return 0
-	case len(v.IntValue) > 0:
-		return float64(v.int())
-	case v.StringValue != nil:
-		if f, err := strconv.ParseFloat(*v.StringValue, 64); err == nil && f >= 0 && f < 1e12 {
-			return f
-		}
-	}
-	return 0
-}
-
 // ParseLogs reads one OTLP/HTTP JSON logs payload and returns the records
 // lcwrap keeps, and how many records it left aside (other events, or
 // records without a session) in a payload that has any it keeps (one
@@ -131,26 +53,21 @@ func ParseLogs(body []byte) (recs []Telemetry, other int, ok bool) {
 		}
 		return nil, 0, true
 	}
-	var p otlpLogs
-	if json.Unmarshal(body, &p) != nil {
+	all, ok := agent.DecodeOTLPLogs(body, MaxPayload)
+	if !ok {
 		return nil, 0, false
 	}
-	for _, rl := range p.ResourceLogs {
-		for _, sl := range rl.ScopeLogs {
-			for i := range sl.LogRecords {
-				r := &sl.LogRecords[i]
-				if t, ok := telemetryOf(r); ok {
-					recs = append(recs, t)
-				} else {
-					other++
-				}
-			}
+	for _, r := range all {
+		if t, ok := telemetryOf(r); ok {
+			recs = append(recs, t)
+		} else {
+			other++
 		}
 	}
 	return recs, other, true
 }
 
-func telemetryOf(r *otlpRecord) (Telemetry, bool) {
+func telemetryOf(r *agent.OTLPRecord) (Telemetry, bool) {
 	var t Telemetry
 	switch r.Body.StringValue {
 	case EventAPIRequest:
@@ -161,38 +78,38 @@ func telemetryOf(r *otlpRecord) (Telemetry, bool) {
 		return t, false
 	}
 	t.TraceID = cut(r.TraceID, 32)
-	var attrs []otlpAttr
-	if json.Unmarshal(r.Attributes, &attrs) != nil {
+	attrs, ok := r.Attrs()
+	if !ok {
 		return Telemetry{}, false
 	}
 	for _, a := range attrs {
 		switch a.Key {
 		case "session.id":
-			t.Session = a.Value.str()
+			t.Session = a.Value.Str()
 		case "agent_id":
-			t.Agent = a.Value.str()
+			t.Agent = a.Value.Str()
 		case "prompt.id":
-			t.Prompt = cut(a.Value.str(), 64)
+			t.Prompt = cut(a.Value.Str(), 64)
 		case "model":
-			t.Model = cut(a.Value.str(), 64)
+			t.Model = cut(a.Value.Str(), 64)
 		case "input_tokens":
-			t.Input = a.Value.int()
+			t.Input = a.Value.Int()
 		case "output_tokens":
-			t.Output = a.Value.int()
+			t.Output = a.Value.Int()
 		case "cache_read_tokens":
-			t.CacheRead = a.Value.int()
+			t.CacheRead = a.Value.Int()
 		case "cache_creation_tokens":
-			t.CacheCreation = a.Value.int()
+			t.CacheCreation = a.Value.Int()
 		case "cost_usd":
-			t.CostUSD = a.Value.float()
+			t.CostUSD = a.Value.Float()
 		case "decision":
-			t.Decision = cut(a.Value.str(), 32)
+			t.Decision = cut(a.Value.Str(), 32)
 		case "source":
-			t.DecisionSource = cut(a.Value.str(), 32)
+			t.DecisionSource = cut(a.Value.Str(), 32)
 		case "tool_name":
-			t.Tool = cut(a.Value.str(), 64)
+			t.Tool = cut(a.Value.Str(), 64)
 		case "tool_use_id":
-			t.ToolUseID = cut(a.Value.str(), 80)
+			t.ToolUseID = cut(a.Value.Str(), 80)
 		}
 	}
 	if t.Session == "" || len(t.Session) > 256 || len(t.Agent) > 256 {

@@ -12,7 +12,7 @@ import (
 )
 
 // OTLPPath is where the run's hook server takes Claude Code's OTLP logs.
-const OTLPPath = "/v1/logs"
+const OTLPPath = agent.OTLPLogsPath
 
 // MaxTelemetryQueue bounds the telemetry payloads waiting to be read; past
 // it a payload is dropped and counted (the agent is never slowed).

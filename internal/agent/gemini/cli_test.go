@@ -192,9 +192,11 @@ func TestHeadlessShell(t *testing.T) {
 	if strings.Contains(string(created.Details), "secret prompt") {
 		t.Errorf("the prompt was recorded: %s", created.Details)
 	}
-	hooks := len(cd.Agent.Evidence) == 2
+	hooks := len(cd.Agent.Evidence) > 0 && strings.HasPrefix(cd.Agent.Evidence[0], "hooks:")
 	t.Logf("evidence: %q", cd.Agent.Evidence)
-	got := summary(evs, session)
+	// Gemini's telemetry comes when its exporter sends it, between any
+	// two lines: its diagnostics are checked below (checkUsage).
+	got := regexp.MustCompile(`(?m)^diagnostic\n`).ReplaceAllString(summary(evs, session), "")
 	var want string
 	if hooks {
 		// As root (in the namespace): the hooks are the evidence.
@@ -231,6 +233,7 @@ func TestHeadlessShell(t *testing.T) {
 	if w.mock.Requests() == 0 {
 		t.Errorf("the mock answered nothing")
 	}
+	checkUsage(t, evs, session, w.mock.Requests())
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)
 	}
@@ -354,6 +357,17 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.project, "lcwrap-mock.txt")); err != nil {
 		t.Fatalf("the allowed shell call did not run: %v", err)
 	}
+	// Gemini's telemetry of the decision is sent when its exporter
+	// sends (a batch a second): waited for before /quit, as a decision
+	// that comes after the session's end is counted, not shown.
+	waitFor(t, "the decision from Gemini's telemetry", func() bool {
+		for _, ev := range w.journalEvents() {
+			if ev.Source == "gemini" && strings.HasPrefix(ev.Activity, "permission for run_shell_command: accept, decided by (gemini does not say who)") {
+				return true
+			}
+		}
+		return false
+	}, show)
 	x.do("send-keys", "-t", "t", "-l", "/quit")
 	waitFor(t, "/quit typed", func() bool { return strings.Contains(x.screen(), "Exit the cli") }, show)
 	x.do("send-keys", "-t", "t", "Enter")
@@ -411,5 +425,34 @@ func TestFailingHookFailsOpen(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(w.project, "lcwrap-mock.txt")); err != nil {
 		t.Fatalf("the tool did not run behind a failing hook: %v\nstdout:\n%s\nstderr:\n%s", err, out, errs)
+	}
+}
+
+// checkUsage: the session's last usage diagnostic holds Gemini's own
+// totals of the mock's answers (each reports 10 prompt and 5 candidate
+// tokens), no cost (Gemini reports none), attributed to gemini.
+func checkUsage(t *testing.T, evs []event.Event, session string, requests int) {
+	t.Helper()
+	var last *agent.AgentTotals
+	for _, ev := range evs {
+		if ev.ChildID != session || ev.Kind != event.KindDiagnostic {
+			continue
+		}
+		var d struct {
+			Usage *agent.AgentTotals `json:"agentUsage"`
+		}
+		if json.Unmarshal(ev.Details, &d) == nil && d.Usage != nil {
+			last = d.Usage
+		}
+	}
+	if last == nil {
+		t.Fatalf("no usage from Gemini's telemetry in the journal:\n%s", summary(evs, session))
+	}
+	t.Logf("usage: %+v (mock answered %d)", *last, requests)
+	if last.ReportedBy != "gemini" || last.Via != gemini.ViaOTLP || !last.CostUnknown || last.CostUSD != 0 {
+		t.Errorf("usage attribution: %+v", *last)
+	}
+	if last.Requests < 1 || last.Requests > int64(requests) || last.Input != 10*last.Requests || last.Output != 5*last.Requests {
+		t.Errorf("usage: %+v, want 10 in and 5 out per response, at most %d responses", *last, requests)
 	}
 }

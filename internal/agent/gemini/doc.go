@@ -14,7 +14,10 @@
 // output are never decoded. It refuses to claim more than Gemini said:
 // headless runs never wait (tools that would ask are not offered), its
 // sub-agents' tool hooks carry their parent's session id (they are the
-// session's activity, never a guessed sub-agent), and its telemetry is
-// not read yet. docs/agents-gemini.md has the mapping and what stays
+// session's activity, never a guessed sub-agent), and its telemetry
+// (OTLP logs set for the run by environment variables, read by
+// ParseTelemetry) gives tokens as Gemini's own count but no cost, and
+// decisions without who made them; a user's own telemetry configuration
+// is left alone. docs/agents-gemini.md has the mapping and what stays
 // unknown.
 package gemini

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/hookhttp"
 )
 
 // Source is the source of the Gemini CLI's session events, and the
@@ -21,7 +22,7 @@ const ChildPrefix = "gm"
 
 // Limits is what the Gemini CLI's hooks and stream can never say,
 // recorded in every created event of its sessions.
-const Limits = "Gemini CLI's own hook and stream-json reports: when a session started, was prompted, called a tool, waited for a permission (the TUI only), ended a turn or ended; not whether its work was done, nothing between two reports, no sub-agent (their tool hooks carry the session's id), no cancel authority"
+const Limits = "Gemini CLI's own hook and stream-json reports: when a session started, was prompted, called a tool, waited for a permission (the TUI only), ended a turn or ended, and (its telemetry) its tokens and permission decisions; not whether its work was done, nothing between two reports, no sub-agent (their tool hooks carry the session's id), no cost, not who decided a permission, no cancel authority"
 
 // Driver is the Gemini CLI integration for runs lcwrap launches.
 type Driver struct {
@@ -48,13 +49,41 @@ func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 		return r, nil // no session to see
 	}
 	added := &agent.AgentLaunch{Agent: Source}
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	own := userTelemetry(l.Argv[1:], environ(), home, cwd)
+	if own == "" {
+		r.tel = newTelemetry(r.Tracker)
+	}
 	path, err := d.hooks(r)
 	if err != nil {
 		c.Warnings = append(c.Warnings, "gemini: lcwrap adds no hooks this run: "+err.Error())
 	} else {
 		c.Env = append(c.Env, EnvSystemDefaults+"="+path)
-		c.Env = append(c.Env, r.srv.Env()...)
 		added.Evidence = append(added.Evidence, fmt.Sprintf("hooks: a command hook (%s hook gemini --relay) for %d events, in a settings file of this run's own ($%s=%s), relaying to %s (token in $%s)", d.Exe, len(Events), EnvSystemDefaults, path, r.srv.URL, agent.EnvHookToken))
+	}
+	if r.tel != nil && r.srv == nil {
+		// No hooks (not root): the server is for the telemetry alone.
+		srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize, telemetryRoutes(r.tel))
+		if err != nil {
+			c.Warnings = append(c.Warnings, "gemini: lcwrap reads no telemetry this run: "+err.Error())
+		} else {
+			r.srv = srv
+		}
+	}
+	switch {
+	case own != "":
+		r.tel = nil // never read: nothing is queued
+		c.Warnings = append(c.Warnings, "you configure Gemini CLI's telemetry yourself ("+own+"): lcwrap leaves it alone, so this run's tokens and permission decisions are unknown to it (Gemini reports no cost either way)")
+	case r.srv == nil:
+		r.tel.close()
+		r.tel = nil
+	default:
+		c.Env = append(c.Env, telemetryEnv("http://"+r.srv.Addr, r.srv.Token)...)
+		added.Evidence = append(added.Evidence, "telemetry: OTLP logs (http, JSON) to http://"+r.srv.Addr+agent.OTLPLogsPath+" set by $GEMINI_TELEMETRY_* for this run (no prompt text): Gemini's own tokens per model response (it reports no cost) and its permission decisions")
+	}
+	if r.srv != nil {
+		c.Env = append(c.Env, r.srv.Env()...)
 	}
 	if a.Headless && a.Output == "stream-json" {
 		r.stream = NewStream(r.Tracker, r.srv == nil)
@@ -86,7 +115,11 @@ func (d Driver) hooks(r *run) (string, error) {
 		os.RemoveAll(dir)
 		return "", err
 	}
-	srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize)
+	var extra []hookhttp.Routes
+	if r.tel != nil {
+		extra = append(extra, telemetryRoutes(r.tel))
+	}
+	srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize, extra...)
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", err
@@ -100,7 +133,8 @@ func (d Driver) hooks(r *run) (string, error) {
 type run struct {
 	agent.Base
 	stream *Stream           // nil: not headless with stream-json
-	srv    *agent.HookServer // nil: no hooks
+	srv    *agent.HookServer // nil: neither hooks nor telemetry
+	tel    *telemetry        // nil: the user's own telemetry, or no server
 
 	once sync.Once
 	dir  string // the run's settings directory, removed when the run ends
@@ -121,6 +155,9 @@ func (r *run) Close() {
 		if r.srv != nil {
 			r.srv.Close()
 		}
+		if r.tel != nil {
+			r.tel.close() // every payload taken is recorded
+		}
 		if r.dir != "" {
 			os.RemoveAll(r.dir)
 		}
@@ -139,7 +176,15 @@ func (r *run) Report(term *event.Terminal) {
 	if r.srv != nil {
 		r.srv.Report(term)
 	}
+	if q := r.tel; q != nil {
+		if n := (agent.IntMap{"payloads": int(q.nRead), "dropped": int(q.dropped.Load()), "unreadable": int(q.unreadable)}); n["payloads"]+n["dropped"]+n["unreadable"] > 0 {
+			term.Extra.Set(agent.KeyTelemetry, n)
+		}
+	}
 }
+
+// environ is the process's environment (a seam for tests).
+var environ = os.Environ
 
 // Adopt implements agent.Driver: no shape is followed yet.
 func (Driver) Adopt(_ context.Context, req agent.AdoptRequest) (agent.Adoption, error) {
