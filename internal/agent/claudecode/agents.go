@@ -173,14 +173,28 @@ type fleet struct {
 
 // adoptRegistry follows every session of the registry under cfgDir.
 func adoptRegistry(ctx context.Context, req agent.AdoptRequest, t agent.RegistryTarget, cfgDir string, list lister) (*fleet, error) {
+	// The watch starts before the first listing: a change between the two
+	// is then seen, where a watch started after would miss it.
+	dirs := []string{filepath.Join(cfgDir, "sessions"), filepath.Join(cfgDir, "jobs")}
+	w := watchDirs(cfgDir, dirs...)
 	out, err := list(ctx)
-	if err != nil {
-		return nil, errors.New("claude agents --json: " + err.Error() + "; nothing to follow")
+	if err == nil {
+		var entries []AgentEntry
+		if entries, err = ParseAgents(out); err == nil {
+			return startFleet(req, t, cfgDir, list, w, dirs, entries), nil
+		}
+	} else {
+		err = errors.New("claude agents --json: " + err.Error() + "; nothing to follow")
 	}
-	entries, err := ParseAgents(out)
-	if err != nil {
-		return nil, err
+	if w != nil {
+		w.close()
 	}
+	return nil, err
+}
+
+// startFleet records the first listing's sessions and follows the
+// registry with w (nil: no inotify here).
+func startFleet(req agent.AdoptRequest, t agent.RegistryTarget, cfgDir string, list lister, w *fileWatch, dirs []string, entries []AgentEntry) *fleet {
 	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Limits: AgentsLimits,
 		Emitter: req.Emitter.WithSource(Source), Parent: t.Lineage.ParentChildID,
 		Root: cmp.Or(t.Lineage.RootChildID, t.Lineage.ParentChildID), External: true, RunTag: agent.RunTag("")})
@@ -188,16 +202,14 @@ func adoptRegistry(ctx context.Context, req agent.AdoptRequest, t agent.Registry
 		say: func(format string, args ...any) { req.Sayf(format, args...) }}
 	f.apply(entries)
 	req.Sayf("following every session Claude Code lists (%d now), as they come and go; ^C to stop", len(entries))
-	go f.follow()
-	return f, nil
+	go f.follow(w, dirs)
+	return f
 }
 
 // follow lists the sessions again each time the registry's directories
 // change (inotify; every 2 s where there is none), until stopped.
-func (f *fleet) follow() {
+func (f *fleet) follow(w *fileWatch, dirs []string) {
 	defer close(f.done)
-	dirs := []string{filepath.Join(f.cfgDir, "sessions"), filepath.Join(f.cfgDir, "jobs")}
-	w := watchDirs(f.cfgDir, dirs...)
 	if w != nil {
 		defer w.close()
 	}

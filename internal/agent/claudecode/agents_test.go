@@ -133,6 +133,9 @@ func TestFleet(t *testing.T) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
+				for _, e := range sink.Events() {
+					t.Logf("%s %s %s %s %s", e.ChildID, e.Kind, e.State, e.Activity, e.Details)
+				}
 				t.Fatalf("waited 10s for %s", what)
 			}
 		}
