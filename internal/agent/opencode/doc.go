@@ -1,0 +1,28 @@
+// Package opencode reads opencode's own evidence of its sessions: the
+// Server-Sent Events its server publishes at /event (ReadSSE), mapped once
+// into agent observations (Mapper): a session per top-level opencode
+// session, a sub-agent per child session (parentID), tool parts as
+// activity with their states, permission.asked … permission.replied as a
+// wait for permission (session.status stays busy through it, so the wait
+// comes from permission.asked alone), session.idle as waiting for the
+// user, and the cost and tokens of its messages as its report.
+//
+// It promises that an event it cannot read never panics and never becomes
+// a state (it is counted), that an oversized event is skipped and
+// counted, and that prompt text, model output and tool input and output
+// are never decoded. It refuses to claim more than opencode said: who
+// answered a permission is not in the event, a child session's idle is
+// read as its stop, and no task success is ever inferred.
+// docs/agents-opencode.md has the mapping and what stays unknown.
+package opencode
+
+// Source is the source of opencode's session events, and the --agent
+// value.
+const Source = "opencode"
+
+// ChildPrefix starts the child id of every opencode session.
+const ChildPrefix = "oc"
+
+// Limits is what opencode's event stream can never say, recorded in every
+// created event of its sessions and sub-agents.
+const Limits = "opencode's own /event stream: when a session or child session was created, was busy, called a tool (pending, running, completed, error), asked for a permission and had it answered, went idle, or errored; not who answered a permission, not whether its work was done, nothing while lcwrap was not connected, no cancel authority"
