@@ -5,14 +5,20 @@
 // activity with their states, permission.asked … permission.replied as a
 // wait for permission (session.status stays busy through it, so the wait
 // comes from permission.asked alone), session.idle as waiting for the
-// user, and the cost and tokens of its messages as its report.
+// user, and the cost and tokens of its messages as its report. Its
+// agent.Driver gives the TUI a --port on loopback and follows that
+// server's /event (Follower, over HTTP/1.1 written by hand), reads `opencode
+// run --format json` as it passes through (RunStream), and for a plain
+// `opencode run` records that only the process is seen.
 //
 // It promises that an event it cannot read never panics and never becomes
 // a state (it is counted), that an oversized event is skipped and
 // counted, and that prompt text, model output and tool input and output
 // are never decoded. It refuses to claim more than opencode said: who
 // answered a permission is not in the event, a child session's idle is
-// read as its stop, and no task success is ever inferred.
+// read as its stop, what passed while it was not connected is not seen,
+// and no task success is ever inferred. Adopting a running server is not
+// built yet.
 // docs/agents-opencode.md has the mapping and what stays unknown.
 package opencode
 
