@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 }
 
 var scripts = []chatmock.Script{
+	{Marker: "lcwrap-subagent-task", Steps: []chatmock.Step{{Calls: []chatmock.Call{{Name: "bash", Args: map[string]any{"command": "echo sub > sub.txt", "description": "sub"}}}}}},
+	{Marker: "lcwrap-scenario:agent", Steps: []chatmock.Step{{Calls: []chatmock.Call{{Name: "task", Args: map[string]any{"subagent_type": "general", "description": "lcwrap sub", "prompt": "lcwrap-subagent-task: run it"}}}}}},
 	{Marker: "lcwrap-scenario:bash", Steps: []chatmock.Step{{Calls: []chatmock.Call{{Name: "bash", Args: map[string]any{"command": "echo lcwrap-mock-ok > lcwrap-mock.txt", "description": "lcwrap mock"}}}}}},
 }
 
@@ -173,6 +175,91 @@ func TestRunJSON(t *testing.T) {
 	json.Unmarshal(terminal.Details, &td)
 	if r := td.Report; r == nil || r.ReportedBy != "opencode" || r.Usage == nil || *r.Usage.Input != 20 {
 		t.Errorf("agentReport: %s", terminal.Details)
+	}
+	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
+		t.Errorf("validate: %d %s", code, errs)
+	}
+}
+
+// TestServerFollowed: lcwrap's --port and its /event follower against
+// the real server. The launched command is a stand-in named opencode that
+// writes the port it was given to a file and runs the real `opencode
+// serve` there (the TUI itself needs a terminal); `opencode run --attach`
+// then drives a session whose task tool makes a child session whose shell
+// call asks for a permission (run --attach rejects it). Seen: the
+// sub-agent waiting for permission, the session waiting for the user,
+// lost when the process ends.
+func TestServerFollowed(t *testing.T) {
+	real := testtool.Need(t, "opencode", installOpencode)
+	lc := testtool.Lcwrap(t)
+	if !testtool.Offline(t) {
+		return
+	}
+	w := newWorld(t)
+	bin := t.TempDir()
+	portFile, doneFile := filepath.Join(bin, "port"), filepath.Join(bin, "done")
+	script := fmt.Sprintf(`#!/bin/sh
+[ "$1" = --port ] || exit 9
+OPENCODE_PERMISSION='{"bash":"ask"}' %q serve --port "$2" &
+pid=$!
+echo "$2" > %q
+while [ ! -e %q ]; do sleep 0.1; done
+kill $pid
+wait $pid
+exit 0
+`, real, portFile, doneFile)
+	if err := os.WriteFile(filepath.Join(bin, "opencode"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var out, errs string
+	var code int
+	go func() {
+		defer close(done)
+		out, errs, code = w.run(lc, "--agent", "opencode", "--", filepath.Join(bin, "opencode"))
+	}()
+	defer func() { os.WriteFile(doneFile, nil, 0o644); <-done }()
+	var port string
+	testtool.EventuallyWithin(t, time.Minute, "the port file", func() bool {
+		b, _ := os.ReadFile(portFile)
+		port = strings.TrimSpace(string(b))
+		return port != ""
+	})
+	// The server takes seconds to start: run --attach is tried again
+	// until it gets through.
+	var rout, rerrs string
+	var rcode int
+	for deadline := time.Now().Add(90 * time.Second); ; {
+		rout, rerrs, rcode = w.run(real, "run", "--attach", "http://127.0.0.1:"+port, "--format", "json", "lcwrap-scenario:agent go")
+		if rcode == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if rcode != 0 {
+		t.Fatalf("run --attach: exit %d\n%s\n%s", rcode, rout, rerrs)
+	}
+	os.WriteFile(doneFile, nil, 0o644)
+	<-done
+	if code != 0 {
+		t.Fatalf("lcwrap: exit %d\n%s\n%s", code, out, errs)
+	}
+	var states []string
+	for _, ev := range w.events() {
+		if ev.Source == "opencode" && (ev.Kind == event.KindStateChanged || ev.Kind == event.KindTerminal) {
+			s := "session " + string(ev.State)
+			if strings.Contains(ev.ChildID, ".") {
+				s = "sub " + string(ev.State)
+			}
+			if d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details); d.WaitingFor != "" {
+				s += ":" + d.WaitingFor
+			}
+			states = append(states, s)
+		}
+	}
+	for _, want := range []string{"sub waiting:permission", "session waiting:user", "session lost"} {
+		if !slices.Contains(states, want) {
+			t.Errorf("no %q in %v", want, states)
+		}
 	}
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)

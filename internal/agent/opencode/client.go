@@ -10,6 +10,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // openEvents opens GET /event on a loopback server (addr: host:port) and
@@ -23,6 +24,9 @@ func openEvents(ctx context.Context, addr string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	stop := context.AfterFunc(ctx, func() { c.Close() })
+	// A server still starting can take the connection and never answer
+	// (measured with 1.18.33): the head must come within headTimeout.
+	c.SetDeadline(time.Now().Add(headTimeout))
 	fmt.Fprintf(c, "GET /event HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nUser-Agent: lcwrap\r\n\r\n", addr)
 	br := bufio.NewReader(c)
 	tp := textproto.NewReader(br)
@@ -52,10 +56,22 @@ func openEvents(ctx context.Context, addr string) (io.ReadCloser, error) {
 	return &conn{Reader: body, c: c, stop: stop}, nil
 }
 
+// headTimeout bounds the wait for the answer's head; idleTimeout the
+// silence of a stream whose server sends a heartbeat every 10s.
+const (
+	headTimeout = 5 * time.Second
+	idleTimeout = 35 * time.Second
+)
+
 type conn struct {
 	io.Reader
 	c    net.Conn
 	stop func() bool
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	c.c.SetDeadline(time.Now().Add(idleTimeout))
+	return c.Reader.Read(p)
 }
 
 func (c *conn) Close() error { c.stop(); return c.c.Close() }
