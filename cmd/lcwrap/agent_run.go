@@ -18,6 +18,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent/codex"
 	"github.com/lcwrap/lcwrap/internal/agent/copilot"
 	"github.com/lcwrap/lcwrap/internal/agent/gemini"
+	"github.com/lcwrap/lcwrap/internal/agent/opencode"
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/supervise"
@@ -32,7 +33,7 @@ const (
 // agentNames are the --agent values: the two above, then every driver's
 // name (agentDriver's).
 func agentNames() []string {
-	return []string{agentAuto, agentNone, claudecode.Source, codex.Source, gemini.Source, copilot.Source}
+	return []string{agentAuto, agentNone, claudecode.Source, codex.Source, gemini.Source, copilot.Source, opencode.Source}
 }
 
 // agentDriver is the registry of agent integrations: the driver named
@@ -48,6 +49,8 @@ func agentDriver(name string) agent.Driver {
 		return gemini.Driver{Exe: exe}
 	case copilot.Source:
 		return copilot.Driver{Exe: exe}
+	case opencode.Source:
+		return opencode.Driver{}
 	}
 	return nil
 }
@@ -73,6 +76,8 @@ func agentByName(argv []string) string {
 		return gemini.Source
 	case "copilot":
 		return copilot.Source
+	case "opencode":
+		return opencode.Source
 	}
 	return ""
 }
