@@ -14,7 +14,8 @@ var ErrQueueClosed = errors.New("queue is closed")
 // at most limit, as counted by size; past it, Put waits for room, or
 // with drop counts the item as dropped and returns. A drain that fails
 // stops the queue: what is queued is given up and every later Put returns
-// that error. The journal sink and the agent's output tap use it.
+// that error. The journal sink, the agent's output tap and the agents'
+// telemetry receivers use it.
 type Queue[T any] struct {
 	limit int
 	size  func(T) int
@@ -94,6 +95,13 @@ func (q *Queue[T]) run() {
 		}
 		q.cond.Broadcast()
 	}
+}
+
+// Dropped is what Put has dropped so far (in size units).
+func (q *Queue[T]) Dropped() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.dropped
 }
 
 // Close drains what is queued and stops. It returns the error of the

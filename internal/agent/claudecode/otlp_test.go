@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -148,17 +149,27 @@ func TestUserOTLPLeftAlone(t *testing.T) {
 // TestTelemetryQueueDrops: a full queue drops payloads with a count and
 // never blocks the server's handler.
 func TestTelemetryQueueDrops(t *testing.T) {
-	q := &telemetry{c: make(chan []byte, 2), done: make(chan struct{}), totals: map[usageKey]*agent.AgentTotals{}}
+	entered, gate := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	q := &telemetry{totals: map[usageKey]*agent.AgentTotals{}}
+	q.in = emit.NewQueue(2, nil, true, func([][]byte) error {
+		once.Do(func() { close(entered); <-gate }) // the reader is stuck on the first
+		return nil
+	})
+	q.put([]byte("{}"))
+	<-entered
 	start := time.Now()
-	for range 5 {
+	for range 4 {
 		q.put([]byte("{}"))
 	}
-	if q.dropped.Load() != 3 {
-		t.Fatalf("dropped %d, want 3", q.dropped.Load())
+	if d := q.in.Dropped(); d != 2 {
+		t.Fatalf("dropped %d, want 2", d)
 	}
 	if time.Since(start) > 5*time.Second {
 		t.Fatal("put blocked")
 	}
+	close(gate)
+	q.close()
 }
 
 // BenchmarkOTLPPost is one recorded OTLP payload posted to the run's
@@ -186,12 +197,9 @@ func bench(b *testing.B, path string, body []byte) {
 	}
 	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Emitter: emit.New(emit.Options{Source: Source}, discard{})})
 	q := newPayloads(tr)
-	tel := &telemetry{c: make(chan []byte, MaxTelemetryQueue), done: make(chan struct{})}
-	go func() { // the queue is drained, not read: the server's path alone
-		defer close(tel.done)
-		for range tel.c {
-		}
-	}()
+	tel := &telemetry{} // the queue is drained, not read: the server's path alone
+	tel.in = emit.NewQueue(MaxTelemetryQueue, nil, true, func([][]byte) error { return nil })
+	defer tel.close()
 	srv := hookhttp.ServeRoutes(ln, "tok", hookhttp.Routes{hookhttp.HookPath: q.put, OTLPPath: tel.put}, nil)
 	c, err := net.Dial("tcp", srv.Addr())
 	if err != nil {
@@ -234,6 +242,8 @@ func BenchmarkOTLPRead(b *testing.B) {
 	recs, _, _ = ParseLogs(body)
 	tr.Apply(agent.Observe(agent.Observation{Kind: agent.SessionStarted, Session: recs[0].Session, Native: "SessionStart"}))
 	q := &telemetry{totals: map[usageKey]*agent.AgentTotals{}}
+	q.in = emit.NewQueue(1, nil, true, func([][]byte) error { return nil }) // read directly, not through it
+	defer q.close()
 	b.SetBytes(int64(len(body)))
 	defer cpuPerOp(b)()
 	for b.Loop() {

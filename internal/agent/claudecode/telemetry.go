@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"os"
 	"strings"
-	"sync/atomic"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/emit"
 )
 
 // OTLPPath is where the run's hook server takes Claude Code's OTLP logs.
@@ -98,9 +98,7 @@ type usageKey struct{ session, agent string }
 // of its own, into the agent's running totals per session and sub-agent
 // and its permission decisions.
 type telemetry struct {
-	c       chan []byte
-	done    chan struct{}
-	dropped atomic.Int64
+	in *emit.Queue[[]byte] // bounded; full, it drops and counts
 	// what the reader made of them (only the reader's goroutine writes):
 	totals     map[usageKey]*agent.AgentTotals
 	nRead      int64 // payloads read
@@ -108,30 +106,21 @@ type telemetry struct {
 }
 
 func newTelemetry(t *agent.Tracker) *telemetry {
-	q := &telemetry{c: make(chan []byte, MaxTelemetryQueue), done: make(chan struct{}), totals: map[usageKey]*agent.AgentTotals{}}
-	go func() {
-		defer close(q.done)
-		for b := range q.c {
+	q := &telemetry{totals: map[usageKey]*agent.AgentTotals{}}
+	q.in = emit.NewQueue(MaxTelemetryQueue, nil, true, func(batch [][]byte) error {
+		for _, b := range batch {
 			q.read(t, b)
 		}
-	}()
+		return nil
+	})
 	return q
 }
 
 // put queues one payload, or drops it when the queue is full.
-func (q *telemetry) put(b []byte) {
-	select {
-	case q.c <- b:
-	default:
-		q.dropped.Add(1)
-	}
-}
+func (q *telemetry) put(b []byte) { q.in.Put(b) }
 
 // close reads what is queued and stops; call it once no put can come.
-func (q *telemetry) close() {
-	close(q.c)
-	<-q.done
-}
+func (q *telemetry) close() { q.in.Close() }
 
 // read records one payload: each decision as the agent's report of it, and
 // the totals of every session and sub-agent it touched, once.
@@ -187,7 +176,7 @@ func (q *telemetry) read(t *agent.Tracker, b []byte) {
 	}
 	for _, k := range touched {
 		u := *q.totals[k]
-		u.Dropped = q.dropped.Load()
+		u.Dropped = q.in.Dropped()
 		t.Apply(agent.Observe(agent.Observation{Kind: agent.UsageReported, Session: k.session, Agent: k.agent, Native: ViaOTLP, Usage: &u}))
 	}
 }

@@ -177,7 +177,7 @@ func (r *run) Report(term *event.Terminal) {
 		r.srv.Report(term)
 	}
 	if q := r.tel; q != nil {
-		if n := (agent.IntMap{"payloads": int(q.nRead), "dropped": int(q.dropped.Load()), "unreadable": int(q.unreadable)}); n["payloads"]+n["dropped"]+n["unreadable"] > 0 {
+		if n := (agent.IntMap{"payloads": int(q.nRead), "dropped": int(q.in.Dropped()), "unreadable": int(q.unreadable)}); n["payloads"]+n["dropped"]+n["unreadable"] > 0 {
 			term.Extra.Set(agent.KeyTelemetry, n)
 		}
 	}

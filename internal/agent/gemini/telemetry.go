@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/hookhttp"
 )
@@ -120,9 +120,7 @@ func telemetryOf(r *agent.OTLPRecord) (Telemetry, bool) {
 // it (a full queue drops, counted) and turns them, on a goroutine of its
 // own, into Gemini's running totals per session and its decisions.
 type telemetry struct {
-	c       chan []byte
-	done    chan struct{}
-	dropped atomic.Int64
+	in *emit.Queue[[]byte] // bounded; full, it drops and counts
 	// only the reader's goroutine writes these:
 	totals     map[string]*agent.AgentTotals
 	nRead      int64 // payloads read
@@ -130,29 +128,20 @@ type telemetry struct {
 }
 
 func newTelemetry(t *agent.Tracker) *telemetry {
-	q := &telemetry{c: make(chan []byte, MaxTelemetryQueue), done: make(chan struct{}), totals: map[string]*agent.AgentTotals{}}
-	go func() {
-		defer close(q.done)
-		for b := range q.c {
+	q := &telemetry{totals: map[string]*agent.AgentTotals{}}
+	q.in = emit.NewQueue(MaxTelemetryQueue, nil, true, func(batch [][]byte) error {
+		for _, b := range batch {
 			q.read(t, b)
 		}
-	}()
+		return nil
+	})
 	return q
 }
 
-func (q *telemetry) put(b []byte) {
-	select {
-	case q.c <- b:
-	default:
-		q.dropped.Add(1)
-	}
-}
+func (q *telemetry) put(b []byte) { q.in.Put(b) }
 
 // close reads what is queued and stops; call it once no put can come.
-func (q *telemetry) close() {
-	close(q.c)
-	<-q.done
-}
+func (q *telemetry) close() { q.in.Close() }
 
 // read records one payload: each decision as Gemini's report of it, and
 // the totals of every session it touched, once.
@@ -198,7 +187,7 @@ func (q *telemetry) read(t *agent.Tracker, b []byte) {
 	}
 	for _, s := range touched {
 		u := *q.totals[s]
-		u.Dropped = q.dropped.Load()
+		u.Dropped = q.in.Dropped()
 		t.Apply(agent.Observe(agent.Observation{Kind: agent.UsageReported, Session: s, Native: ViaOTLP, Usage: &u}))
 	}
 }
