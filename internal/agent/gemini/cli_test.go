@@ -328,9 +328,12 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "run.sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
+	// Gemini's TUI turns itself off in CI (CI or CONTINUOUS_INTEGRATION set,
+	// as .ci/run sets CI=true): a person's terminal has neither.
+	b.WriteString("unset CI CONTINUOUS_INTEGRATION\n")
 	for _, kv := range w.env {
 		k, v, _ := strings.Cut(kv, "=")
-		if strings.ContainsAny(k, " '\"$") || k == "TERM" {
+		if strings.ContainsAny(k, " '\"$") || k == "TERM" || k == "CI" || k == "CONTINUOUS_INTEGRATION" {
 			continue
 		}
 		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
