@@ -44,10 +44,16 @@ type Telemetry struct {
 	Model                                       string
 	Input, Output, Cached, Thoughts, ToolTokens int64
 	// tool_call: Decision is Gemini's (accept, auto_accept, modify,
-	// reject; "" when none was asked); Success whether the call worked.
+	// reject; "" when none was asked); ToolCallOK is Gemini's own word that
+	// the tool call returned without an error — about one call, never the
+	// task, and not recorded: it is read, then left unused.
 	Tool, Decision string
-	Success        bool
+	ToolCallOK     bool
 }
+
+// attrToolCallOK is the tool_call attribute Gemini sets when the call
+// returned without an error (its own account of one call).
+const attrToolCallOK = "success"
 
 // ParseTelemetry reads one OTLP/HTTP JSON logs payload and returns the
 // records lcwrap keeps; ok is false for a payload that is not one (not
@@ -98,8 +104,8 @@ func telemetryOf(r *agent.OTLPRecord) (Telemetry, bool) {
 			t.Tool = event.CutRunes(v.Str(), 64)
 		case "decision":
 			t.Decision = event.CutRunes(v.Str(), 32)
-		case "success":
-			t.Success = v.BoolValue != nil && *v.BoolValue
+		case attrToolCallOK:
+			t.ToolCallOK = v.BoolValue != nil && *v.BoolValue
 		}
 	}
 	switch t.Event {

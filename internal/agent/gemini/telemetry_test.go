@@ -30,7 +30,7 @@ func TestParseTelemetry(t *testing.T) {
 	}
 	want := []Telemetry{
 		{Event: "api_response", Session: "s1", Model: "gemini-2.5-flash", Input: 10, Output: 5, Cached: 2},
-		{Event: "tool_call", Session: "s1", Tool: "run_shell_command", Decision: "accept", Success: true},
+		{Event: "tool_call", Session: "s1", Tool: "run_shell_command", Decision: "accept", ToolCallOK: true},
 		{Event: "api_response", Session: "s1", Model: "gemini-2.5-flash", Input: 20, Output: 7},
 	}
 	for i := range want {
@@ -70,7 +70,7 @@ func TestRecordedTelemetry(t *testing.T) {
 		switch {
 		case r.Event == "api_response" && r.Input == 10 && r.Output == 5 && r.Model == "gemini-2.5-flash":
 			responses++
-		case r.Event == "tool_call" && r.Decision == "accept" && r.Tool == "run_shell_command" && r.Success:
+		case r.Event == "tool_call" && r.Decision == "accept" && r.Tool == "run_shell_command" && r.ToolCallOK:
 			decisions++
 		default:
 			t.Errorf("record %+v", r)
