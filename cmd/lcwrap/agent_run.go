@@ -39,16 +39,18 @@ func agentNames() []string {
 // agentDriver is the registry of agent integrations: the driver named
 // name, or nil when none is.
 func agentDriver(name string) agent.Driver {
-	exe, _ := os.Executable() // for the hooks that call lcwrap back
+	// lcwrap's own path, for the hooks that call lcwrap back: asked only
+	// for a driver that has them (a plain run asks for none).
+	exe := func() string { p, _ := os.Executable(); return p }
 	switch name {
 	case claudecode.Source:
-		return claudecode.Driver{Exe: exe}
+		return claudecode.Driver{Exe: exe()}
 	case codex.Source:
-		return codex.Driver{Exe: exe}
+		return codex.Driver{Exe: exe()}
 	case gemini.Source:
-		return gemini.Driver{Exe: exe}
+		return gemini.Driver{Exe: exe()}
 	case copilot.Source:
-		return copilot.Driver{Exe: exe}
+		return copilot.Driver{Exe: exe()}
 	case opencode.Source:
 		return opencode.Driver{}
 	}
