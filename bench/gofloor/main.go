@@ -3,7 +3,9 @@
 // starts its arguments in a process group of their own, waits for them
 // and exits with their code. Nothing else: no flags, no events, no
 // journal. "gofloor -append FILE" is the floor of any Go appender, for
-// the emit loop: it appends one line to FILE under flock(2).
+// the emit loop: it appends one line to FILE under flock(2). "gofloor
+// -drain" reads its standard input to the end and exits 0: the floor of
+// any command hook written in Go, for bench/hook.sh.
 //
 // Built with -tags nethttp (or hookhttp) it also links net/http's server
 // (or lcwrap's own hook server) and starts none: the start-up cost of
@@ -22,6 +24,9 @@ func main() {
 	args := os.Args[1:]
 	if len(args) == 0 {
 		os.Exit(125)
+	}
+	if args[0] == "-drain" {
+		os.Exit(drain())
 	}
 	if args[0] == "-append" && len(args) == 2 {
 		os.Exit(appendLine(args[1]))
@@ -64,4 +69,14 @@ func appendLine(name string) int {
 		return 1
 	}
 	return 0
+}
+
+func drain() int {
+	var buf [4096]byte
+	for {
+		n, err := syscall.Read(0, buf[:])
+		if n <= 0 || err != nil {
+			return 0
+		}
+	}
 }

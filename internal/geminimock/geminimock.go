@@ -39,6 +39,7 @@ type Server struct {
 	URL string
 
 	script []Step
+	sub    []Step // for a sub-agent's conversation (SubagentScript)
 	ln     net.Listener
 	srv    *http.Server
 
@@ -57,6 +58,24 @@ func Start(script ...Step) (*Server, error) {
 	s.srv = &http.Server{Handler: s}
 	go s.srv.Serve(ln)
 	return s, nil
+}
+
+// SubagentScript scripts the conversations of Gemini CLI's sub-agents:
+// a request that offers the complete_task tool (a sub-agent's, never the
+// session's) is answered from steps instead of the session's script, by
+// the same rule. Call it before the CLI starts.
+func (s *Server) SubagentScript(steps ...Step) { s.sub = steps }
+
+// CompleteTask is a sub-agent's complete_task call, with output under
+// name (the agent's output name: generalist's "result").
+func CompleteTask(name string, output any) Call {
+	return Call{Name: "complete_task", Args: map[string]any{name: output}}
+}
+
+// InvokeAgent is the session's invoke_agent call, which starts the
+// sub-agent named (e.g. "generalist") with prompt.
+func InvokeAgent(name, prompt string) Call {
+	return Call{Name: "invoke_agent", Args: map[string]any{"agent_name": name, "prompt": prompt}}
 }
 
 // Close stops the server.
@@ -121,9 +140,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests++
 	s.mu.Unlock()
+	script := s.script
+	for _, t := range req.Tools {
+		if strings.Contains(string(t), `"complete_task"`) {
+			script = s.sub
+		}
+	}
 	st := Step{Text: FinalText}
-	if len(req.Tools) > 0 && step < len(s.script) {
-		st = s.script[step]
+	if len(req.Tools) > 0 && step < len(script) {
+		st = script[step]
 	}
 	var parts []map[string]any
 	for _, c := range st.Calls {

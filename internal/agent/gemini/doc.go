@@ -12,9 +12,11 @@
 // It promises that a payload it cannot read never panics and never becomes
 // a state (it is counted), and that prompt text, model responses and tool
 // output are never decoded. It refuses to claim more than Gemini said:
-// headless runs never wait (tools that would ask are not offered), its
-// sub-agents' tool hooks carry their parent's session id (they are the
-// session's activity, never a guessed sub-agent), and its telemetry
+// headless runs never wait (tools that would ask are not offered); its
+// sub-agents are children of their session only from their own transcript
+// files and telemetry records (never guessed), while their tool hooks
+// carry their parent's session id (they are the session's activity); its
+// telemetry
 // (OTLP logs set for the run by environment variables, read by
 // ParseTelemetry) gives tokens as Gemini's own count but no cost, and
 // decisions without who made them; a user's own telemetry configuration

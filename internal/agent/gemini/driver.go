@@ -22,7 +22,7 @@ const ChildPrefix = "gm"
 
 // Limits is what the Gemini CLI's hooks and stream can never say,
 // recorded in every created event of its sessions.
-const Limits = "Gemini CLI's own hook and stream-json reports: when a session started, was prompted, called a tool, waited for a permission (the TUI only), ended a turn or ended, and (its telemetry) its tokens and permission decisions; not whether its work was done, nothing between two reports, no sub-agent (their tool hooks carry the session's id), no cost, not who decided a permission, no cancel authority"
+const Limits = "Gemini CLI's own hook and stream-json reports: when a session started, was prompted, called a tool, waited for a permission (the TUI only), ended a turn or ended, and (its telemetry) its tokens and permission decisions; its sub-agents (their transcripts and telemetry: when one started and ended, as Gemini says); not whether its work was done, nothing between two reports, not which tool calls were a sub-agent's (their hooks carry the session's id: they are the session's activity), no cost, not who decided a permission, no cancel authority"
 
 // Driver is the Gemini CLI integration for runs lcwrap launches.
 type Driver struct {
@@ -42,6 +42,7 @@ func (Driver) Recognize(argv []string) bool { return agent.BaseName(argv) == "ge
 // -o stream-json the output is read as it passes through.
 func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 	r := &run{Base: l.Base(Source, ChildPrefix, Limits)}
+	r.sub = newSubagents(r.Tracker)
 	c := &r.Cmd
 	c.Recorded = RecordedArgv(l.Argv)
 	a := Inspect(l.Argv[1:])
@@ -53,7 +54,7 @@ func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 	cwd, _ := os.Getwd()
 	own := userTelemetry(l.Argv[1:], environ(), home, cwd)
 	if own == "" {
-		r.tel = newTelemetry(r.Tracker)
+		r.tel = newTelemetry(r.Tracker, r.sub)
 	}
 	path, err := d.hooks(r)
 	if err != nil {
@@ -64,7 +65,7 @@ func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 	}
 	if r.tel != nil && r.srv == nil {
 		// No hooks (not root): the server is for the telemetry alone.
-		srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize, telemetryRoutes(r.tel))
+		srv, err := agent.StartHookServer(r.Tracker, (&ends{sub: r.sub}).normalize, telemetryRoutes(r.tel))
 		if err != nil {
 			c.Warnings = append(c.Warnings, "gemini: lcwrap reads no telemetry this run: "+err.Error())
 		} else {
@@ -119,7 +120,7 @@ func (d Driver) hooks(r *run) (string, error) {
 	if r.tel != nil {
 		extra = append(extra, telemetryRoutes(r.tel))
 	}
-	srv, err := agent.StartHookServer(r.Tracker, (&ends{}).normalize, extra...)
+	srv, err := agent.StartHookServer(r.Tracker, (&ends{sub: r.sub}).normalize, extra...)
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", err
@@ -135,6 +136,7 @@ type run struct {
 	stream *Stream           // nil: not headless with stream-json
 	srv    *agent.HookServer // nil: neither hooks nor telemetry
 	tel    *telemetry        // nil: the user's own telemetry, or no server
+	sub    *subagents        // the sessions' sub-agents, from transcripts and telemetry
 
 	once sync.Once
 	dir  string // the run's settings directory, removed when the run ends
@@ -223,9 +225,15 @@ var (
 // SessionEnd three times when its TUI quits (measured), each one after the
 // first counted as ignored, never a diagnostic of a second end. Payloads
 // are normalized one at a time (HookServer's order), so it needs no lock.
-type ends struct{ ended map[string]bool }
+type ends struct {
+	ended map[string]bool
+	sub   *subagents // nil: sub-agents are not read
+}
 
+// normalize also reads the session's sub-agent transcripts first (what
+// they show is applied before the payload's own observations).
 func (e *ends) normalize(raw []byte) agent.Outcome {
+	e.sub.hook(raw)
 	out := Normalize(raw)
 	for _, o := range out.Observations {
 		switch o.Kind {

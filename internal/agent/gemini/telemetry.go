@@ -33,8 +33,8 @@ const MaxTelemetryPayload = 4 << 20
 const MaxTelemetryQueue = 256
 
 // Telemetry is one of Gemini CLI's OTLP log records lcwrap reads, cut
-// down to what it keeps: a model response's tokens, or a tool call's
-// permission decision. Prompts, responses and tool arguments are never
+// down to what it keeps: a model response's tokens, a tool call's
+// permission decision, or a sub-agent's start or finish. Prompts, responses and tool arguments are never
 // decoded (and lcwrap asks for none: GEMINI_TELEMETRY_LOG_PROMPTS=false).
 type Telemetry struct {
 	// Event: "api_response" or "tool_call".
@@ -43,6 +43,12 @@ type Telemetry struct {
 	// api_response
 	Model                                       string
 	Input, Output, Cached, Thoughts, ToolTokens int64
+	// Agent is the sub-agent a response or tool call came from (its
+	// prompt_id names it), "" for the session's own.
+	Agent string
+	// agent_start, agent_finish: the sub-agent's id and name, and how it
+	// ended as Gemini says (GOAL, ERROR, TIMEOUT, MAX_TURNS, ABORTED, …).
+	AgentID, AgentName, TerminateReason string
 	// tool_call: Decision is Gemini's (accept, auto_accept, modify,
 	// reject; "" when none was asked); ToolCallOK is Gemini's own word that
 	// the tool call returned without an error — about one call, never the
@@ -60,7 +66,7 @@ const attrToolCallOK = "success"
 // JSON, not UTF-8, too large): counted, never guessed. One with nothing
 // lcwrap keeps is only checked to be JSON.
 func ParseTelemetry(body []byte) (recs []Telemetry, ok bool) {
-	if !bytes.Contains(body, []byte(EventAPIResponse)) && !bytes.Contains(body, []byte(EventToolCall)) {
+	if !bytes.Contains(body, []byte(EventAPIResponse)) && !bytes.Contains(body, []byte(EventToolCall)) && !bytes.Contains(body, []byte("gemini_cli.agent.")) {
 		return nil, len(body) <= MaxTelemetryPayload && json.Valid(body)
 	}
 	all, ok := agent.DecodeOTLPLogs(body, MaxTelemetryPayload)
@@ -104,6 +110,14 @@ func telemetryOf(r *agent.OTLPRecord) (Telemetry, bool) {
 			t.Tool = event.CutRunes(v.Str(), 64)
 		case "decision":
 			t.Decision = event.CutRunes(v.Str(), 32)
+		case "prompt_id":
+			t.Agent = agentOfPrompt(v.Str())
+		case "agent_id":
+			t.AgentID = v.Str()
+		case "agent_name":
+			t.AgentName = event.CutRunes(v.Str(), 64)
+		case "terminate_reason":
+			t.TerminateReason = event.CutRunes(v.Str(), 64)
 		case attrToolCallOK:
 			t.ToolCallOK = v.BoolValue != nil && *v.BoolValue
 		}
@@ -113,8 +127,17 @@ func telemetryOf(r *agent.OTLPRecord) (Telemetry, bool) {
 		t.Event = "api_response"
 	case EventToolCall:
 		t.Event = "tool_call"
+	case EventAgentStart:
+		t.Event = "agent_start"
+	case EventAgentFinish:
+		t.Event = "agent_finish"
 	default:
 		return Telemetry{}, false
+	}
+	if t.Event == "agent_start" || t.Event == "agent_finish" {
+		if !safeName(t.AgentID) {
+			return Telemetry{}, false
+		}
 	}
 	if t.Session == "" || len(t.Session) > 256 {
 		return Telemetry{}, false
@@ -126,15 +149,16 @@ func telemetryOf(r *agent.OTLPRecord) (Telemetry, bool) {
 // it (a full queue drops, counted) and turns them, on a goroutine of its
 // own, into Gemini's running totals per session and its decisions.
 type telemetry struct {
-	in *emit.Queue[[]byte] // bounded; full, it drops and counts
+	in  *emit.Queue[[]byte] // bounded; full, it drops and counts
+	sub *subagents
 	// only the reader's goroutine writes these:
 	totals     map[string]*agent.AgentTotals
 	nRead      int64 // payloads read
 	unreadable int64
 }
 
-func newTelemetry(t *agent.Tracker) *telemetry {
-	q := &telemetry{totals: map[string]*agent.AgentTotals{}}
+func newTelemetry(t *agent.Tracker, sub *subagents) *telemetry {
+	q := &telemetry{totals: map[string]*agent.AgentTotals{}, sub: sub}
 	q.in = emit.NewQueue(MaxTelemetryQueue, nil, true, func(batch [][]byte) error {
 		for _, b := range batch {
 			q.read(t, b)
@@ -185,10 +209,12 @@ func (q *telemetry) read(t *agent.Tracker, b []byte) {
 			if r.Decision == "" {
 				continue
 			}
-			t.Apply(agent.Observe(agent.Observation{Kind: agent.Note, Session: r.Session,
+			t.Apply(agent.Observe(agent.Observation{Kind: agent.Note, Session: r.Session, Agent: r.Agent,
 				Native: "OTLP " + EventToolCall, Tool: r.Tool,
 				Summary:  "permission for " + cmp.Or(r.Tool, "a tool") + ": " + r.Decision + ", decided by (gemini does not say who)",
 				Decision: &agent.AgentDecision{Decision: r.Decision, Tool: r.Tool}}))
+		case "agent_start", "agent_finish":
+			q.sub.telemetry(*r)
 		}
 	}
 	for _, s := range touched {

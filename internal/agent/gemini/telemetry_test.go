@@ -86,7 +86,7 @@ func TestRecordedTelemetry(t *testing.T) {
 // that says Gemini does not name who decided.
 func TestTelemetryTotals(t *testing.T) {
 	tr, sink := newTracker(t)
-	q := newTelemetry(tr)
+	q := newTelemetry(tr, nil)
 	q.put(logsPayload(t))
 	q.put([]byte("not json"))
 	q.close()
@@ -161,7 +161,7 @@ func FuzzParseTelemetry(f *testing.F) {
 			}
 		}
 		tr, _ := newTracker(t)
-		q := newTelemetry(tr)
+		q := newTelemetry(tr, newSubagents(tr))
 		q.put(b)
 		q.close()
 		if errs := tr.Errors(); len(errs) > 0 {
