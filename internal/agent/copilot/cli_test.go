@@ -323,6 +323,25 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	if got := states(w.events(), false); !slices.Equal(got, want) {
 		t.Errorf("session states %v, want %v", got, want)
 	}
+	// The wait is the session file's (its notification hook said it too:
+	// counted, not a second wait); its end says who answered.
+	var waitFrom string
+	var answer *agent.AgentDecision
+	for _, ev := range w.events() {
+		if ev.Source != "copilot" || ev.Kind != event.KindStateChanged {
+			continue
+		}
+		d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details)
+		switch {
+		case ev.State == event.StateWaiting && d.WaitingFor == string(event.WaitPermission):
+			waitFrom = d.Evidence
+		case ev.State == event.StateRunning && d.Evidence == copilot.NativeCompleted:
+			answer = d.Decision
+		}
+	}
+	if waitFrom != copilot.NativeRequested || answer == nil || answer.Decision != "approved" || answer.Source != "human_response" {
+		t.Errorf("the wait from %q, its answer %+v", waitFrom, answer)
+	}
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)
 	}

@@ -2,7 +2,11 @@
 // and sub-agents and maps it, once, into agent observations: the payloads
 // of its command hooks (Normalize), relayed to the wrapper by `lcwrap hook
 // copilot --relay --event NAME`, and the result line of `copilot -p …
-// --output-format json` (its report). Its agent.Driver adds the hooks for
+// --output-format json` (its report), and each session's own file
+// ($COPILOT_HOME/session-state/<id>/events.jsonl, ParseSessionLine),
+// followed read-only from the session's start (its id comes from lcwrap's
+// sessionStart hook) to the run's end for its permission requests and
+// their answers. Its agent.Driver adds the hooks for
 // a run lcwrap launches as a plugin of that run's own (--plugin-dir, a
 // private directory removed when the run ends), never in the user's
 // files.
@@ -12,6 +16,8 @@
 // never decoded, and that lcwrap never registers a hook whose failure
 // would stop the agent: Copilot denies a tool whose preToolUse or
 // permissionRequest hook fails (measured), so those are never lcwrap's,
-// and a tool call is seen when it ends. docs/agents-copilot.md has the
+// and a tool call is seen when it ends. A permission wait said by the
+// notification hook and the session file is recorded once (the file's).
+// docs/agents-copilot.md has the
 // mapping and what stays unknown.
 package copilot

@@ -22,7 +22,7 @@ const ChildPrefix = "cp"
 
 // Limits is what Copilot CLI's hooks can never say, recorded in every
 // created event of its sessions and sub-agents.
-const Limits = "Copilot CLI's own hook reports: when a session or sub-agent started, was prompted, ended a tool call, waited for a permission, ended a turn or ended; not when a tool call began (lcwrap registers no hook whose failure stops a tool), not whether its work was done, nothing between two reports, no cancel authority"
+const Limits = "Copilot CLI's own hook reports and session file: when a session or sub-agent started, was prompted, ended a tool call, waited for a permission and how it was answered (by whom, as Copilot says), ended a turn or ended; not when a tool call began (lcwrap registers no hook whose failure stops a tool), not whether its work was done, nothing between two reports, no cancel authority"
 
 // Driver is the Copilot CLI integration for runs lcwrap launches.
 type Driver struct {
@@ -52,7 +52,9 @@ func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("copilot: cannot write this run's hooks plugin: %w", err)
 	}
-	srv, err := agent.StartHookServer(r.Tracker, (&relay{}).normalize)
+	home, _ := os.UserHomeDir()
+	r.fol = newFollower(r.Tracker, CopilotHome(os.Getenv("COPILOT_HOME"), home))
+	srv, err := agent.StartHookServer(r.Tracker, (&relay{fol: r.fol}).normalize)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("copilot: %w", err)
@@ -63,6 +65,10 @@ func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 	c.Env = append(c.Env, srv.Env()...)
 	launch := &agent.AgentLaunch{Agent: Source, AddedArgs: added, AddedAt: 1,
 		Evidence: []string{fmt.Sprintf("hooks: a plugin of this run's own (%s, removed when the run ends) with a command hook (%s hook copilot --event NAME --relay) for %d events, relaying to %s (token in $%s)", dir, d.Exe, len(Events), srv.URL, agent.EnvHookToken)}}
+	if r.fol.home != "" {
+		launch.Evidence = append(launch.Evidence, "session file: "+filepath.Join(r.fol.home, "session-state", "<session id>", "events.jsonl")+
+			" of each session its sessionStart hook names, followed read-only until the run ends (permission.requested, permission.completed)")
+	}
 	if a.Prompt && a.Output == "json" {
 		r.stream = NewStream()
 		launch.Evidence = append(launch.Evidence, "json output: its result line, read as it passes through, unchanged")
@@ -77,6 +83,7 @@ type run struct {
 	agent.Base
 	stream *Stream
 	srv    *agent.HookServer
+	fol    *follower // the sessions' files
 
 	once sync.Once
 	dir  string
@@ -96,6 +103,9 @@ func (r *run) Close() {
 	r.once.Do(func() {
 		if r.srv != nil {
 			r.srv.Close()
+		}
+		if r.fol != nil {
+			r.fol.close() // after the hooks: no session starts following now
 		}
 		if r.dir != "" {
 			os.RemoveAll(r.dir)

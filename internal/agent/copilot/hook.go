@@ -150,7 +150,10 @@ func Normalize(ev string, raw []byte, parent func(agentID string) string) agent.
 
 // relay normalizes relayed bodies, one at a time (the HookServer's
 // order), remembering which session each sub-agent belongs to.
-type relay struct{ sessionOf map[string]string }
+type relay struct {
+	sessionOf map[string]string
+	fol       *follower // not nil: outcomes are applied through it (the session files' lock)
+}
 
 func (r *relay) parent(id string) string { return r.sessionOf[id] }
 
@@ -167,6 +170,10 @@ func (r *relay) normalize(body []byte) agent.Outcome {
 			}
 			r.sessionOf[o.Agent] = o.Session
 		}
+	}
+	if r.fol != nil {
+		r.fol.apply(out)
+		return agent.Outcome{}
 	}
 	return out
 }
