@@ -39,6 +39,14 @@ var captured = map[string]string{
 	"agent-waiting":             "examples/agent TestREADMERun",
 	"agent-ended":               "examples/agent TestREADMERun",
 	"agent-interrupted":         "internal/agent/claudecode TestInteractiveInterrupt",
+	"gemini-subagent-status":    "internal/agent/gemini TestHeadlessSubagent",
+	"gemini-subagent-top":       "internal/agent/gemini TestHeadlessSubagent",
+	"gemini-wait-status":        "internal/agent/gemini TestTUIPermissionUnderPTY",
+	"gemini-wait-top":           "internal/agent/gemini TestTUIPermissionUnderPTY",
+	"copilot-subagent-status":   "internal/agent/copilot TestHeadlessSubagent",
+	"copilot-subagent-top":      "internal/agent/copilot TestHeadlessSubagent",
+	"copilot-wait-status":       "internal/agent/copilot TestTUIPermissionUnderPTY",
+	"copilot-wait-top":          "internal/agent/copilot TestTUIPermissionUnderPTY",
 }
 
 func TestEveryCaptureIsRun(t *testing.T) {

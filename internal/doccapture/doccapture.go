@@ -155,6 +155,7 @@ var masks = []struct {
 	{regexp.MustCompile(`\b\d\d:\d\d:\d\d\b`), "TIME"},
 	{regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), "UUID"},
 	{regexp.MustCompile(`\b[a-z0-9]{8}-[a-z0-9]{8}\b`), "EPOCH"}, // a run's sourceEpoch
+	{regexp.MustCompile(`EPOCH\.[0-9a-f]{8}\b`), "EPOCH.AGENT"},  // a sub-agent's child id: <session>.<its id's first 8>
 	// The machine's, and (check) which of two observers was first.
 	{regexp.MustCompile(`"(host|executable|check)":"[^"]*"`), `"$1":"X"`},
 	{regexp.MustCompile(`/tmp(/[A-Za-z0-9._-]+)+`), "/tmp/X"},

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -24,6 +25,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/copilot"
 	"github.com/lcwrap/lcwrap/internal/chatmock"
+	"github.com/lcwrap/lcwrap/internal/doccapture"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/testtool"
 )
@@ -143,11 +145,12 @@ func states(evs []event.Event, sub bool) []string {
 func TestHeadlessSubagent(t *testing.T) {
 	testtool.Need(t, "copilot", installCopilot)
 	lc := testtool.Lcwrap(t)
+	needTop(t, lc)
 	if !testtool.Offline(t) {
 		return
 	}
 	w := newWorld(t)
-	out, errs, code := w.run(lc, "--", "copilot", "-p", "lcwrap-scenario:agent go", "--output-format", "json", "--allow-all-tools", "--no-auto-update")
+	out, errs, code := w.run(lc, "--child-id", "copilot-1", "--", "copilot", "-p", "lcwrap-scenario:agent go", "--output-format", "json", "--allow-all-tools", "--no-auto-update")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
@@ -218,6 +221,19 @@ func TestHeadlessSubagent(t *testing.T) {
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)
 	}
+	// What status, top and report show of it (docs/agents-copilot.md).
+	st, errs, code := w.run(lc, "status", "--all")
+	if code != 0 || !strings.Contains(st, sub) {
+		t.Fatalf("status --all: %d %s\n%s", code, errs, st)
+	}
+	doccapture.Check(t, "../../../docs/agents-copilot.md", "copilot-subagent-status", "$ lcwrap status --all\n"+st)
+	doccapture.Check(t, "../../../docs/agents-copilot.md", "copilot-subagent-top", "$ lcwrap top\n"+w.top(lc, 8, "e", sub, "sub-agent turn ended"))
+	html := w.report(lc)
+	for _, want := range []string{sub, "general-purpose sub-agent started", "sub-agent turn ended"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report does not name %q", want)
+		}
+	}
 }
 
 // tmux runs one test's private tmux server (its own socket).
@@ -263,6 +279,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	testtool.Need(t, "copilot", installCopilot)
 	testtool.Need(t, "tmux", "apt-get install tmux")
 	lc := testtool.Lcwrap(t)
+	needTop(t, lc)
 	if !testtool.Offline(t) {
 		return
 	}
@@ -278,7 +295,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
 	}
-	fmt.Fprintf(&b, "exec %s --pty -- copilot --no-auto-update\n", lc)
+	fmt.Fprintf(&b, "exec %s --child-id copilot-1 --pty -- copilot --no-auto-update\n", lc)
 	os.WriteFile(script, []byte(b.String()), 0o755)
 	x.do("new-session", "-d", "-s", "t", "-x", "150", "-y", "45", script)
 	show := func() string {
@@ -294,6 +311,13 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	waitFor(t, "the permission prompt", func() bool {
 		return slices.Contains(states(w.events(), false), "waiting:permission") && strings.Contains(x.screen(), "Do you want to run this command?")
 	}, show)
+	// What status and top show of the wait (docs/agents-copilot.md).
+	st, errs, code := w.run(lc, "status")
+	if code != 0 || !strings.Contains(st, "waiting:permission") {
+		t.Fatalf("status: %d %s\n%s", code, errs, st)
+	}
+	doccapture.Check(t, "../../../docs/agents-copilot.md", "copilot-wait-status", "$ lcwrap status\n"+st)
+	doccapture.Check(t, "../../../docs/agents-copilot.md", "copilot-wait-top", "$ lcwrap top\n"+w.top(lc, 7, "", "waiting:permission", "waiting for permission"))
 	x.do("send-keys", "-t", "t", "Enter") // 1. Yes
 	waitFor(t, "running again, then the turn's end", func() bool {
 		st := states(w.events(), false)
@@ -338,6 +362,10 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 		case ev.State == event.StateRunning && d.Evidence == copilot.NativeCompleted:
 			answer = d.Decision
 		}
+	}
+	if html := w.report(lc); !regexp.MustCompile(`waiting for permission [^<]*\(opened by permission\.requested, closed by permission\.completed\)`).MatchString(html) {
+		i := strings.Index(html, "waiting for permission")
+		t.Errorf("the report does not show the wait for permission and its answer: %.300s", html[max(i, 0):])
 	}
 	if waitFrom != copilot.NativeRequested || answer == nil || answer.Decision != "approved" || answer.Source != "human_response" {
 		t.Errorf("the wait from %q, its answer %+v", waitFrom, answer)

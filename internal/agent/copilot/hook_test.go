@@ -12,7 +12,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
-func newTracker(t *testing.T) (*agent.Tracker, *eventcap.Sink) {
+func newTracker(t testing.TB) (*agent.Tracker, *eventcap.Sink) {
 	t.Helper()
 	sink := &eventcap.Sink{}
 	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Parent: "p", RunTag: "r",

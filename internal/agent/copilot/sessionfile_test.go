@@ -220,3 +220,50 @@ func FuzzParseSessionLine(f *testing.F) {
 		sink.Check(t)
 	})
 }
+
+// BenchmarkSessionLine is one recorded session file line as the wrapper
+// pays for it, in a session already open: the permission request (parsed
+// and recorded by the Tracker, into a capture) and its answer, in turn.
+func BenchmarkSessionLine(b *testing.B) {
+	tr, _ := newTracker(b)
+	tr.Apply(agent.Observe(agent.Observation{Kind: agent.SessionStarted, Session: "s"}))
+	lines := recordedLines(b)
+	req, done := lines[2], lines[3]
+	b.SetBytes(int64(len(req)+len(done)) / 2)
+	i := 0
+	for b.Loop() {
+		l := req
+		if i%2 == 1 {
+			l = done
+		}
+		i++
+		if o, ok := ParseSessionLine("s", l); ok {
+			tr.Apply(agent.Observe(o))
+		}
+	}
+}
+
+// BenchmarkStreamLine is one recorded line of --output-format json (a
+// tool call's start, which names no session: read and left) as the
+// wrapper pays for it passing through.
+func BenchmarkStreamLine(b *testing.B) {
+	s := NewStream()
+	var line []byte
+	for _, l := range bytes.Split(mustRead(b, "testdata/stream/bash.jsonl"), []byte("\n")) {
+		if bytes.Contains(l, []byte(`"tool.execution_start"`)) {
+			line = append(l, '\n')
+		}
+	}
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		s.Write(line)
+	}
+}
+
+func mustRead(b testing.TB, path string) []byte {
+	r, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/agent/gemini"
+	"github.com/lcwrap/lcwrap/internal/doccapture"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/geminimock"
 	"github.com/lcwrap/lcwrap/internal/testtool"
@@ -317,6 +318,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	testtool.Need(t, "gemini", installGemini)
 	testtool.Need(t, "tmux", "apt-get install tmux")
 	lc := testtool.Lcwrap(t)
+	needTop(t, lc)
 	if !testtool.Offline(t) {
 		return
 	}
@@ -338,7 +340,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
 	}
-	fmt.Fprintf(&b, "exec %s --pty -- gemini\n", lc)
+	fmt.Fprintf(&b, "exec %s --child-id gemini-1 --pty -- gemini\n", lc)
 	os.WriteFile(script, []byte(b.String()), 0o755)
 	x.do("new-session", "-d", "-s", "t", "-x", "140", "-y", "45", script)
 	show := func() string {
@@ -351,6 +353,13 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	waitFor(t, "the permission dialog", func() bool {
 		return slices.Contains(sessionStates(w.journalEvents()), "waiting:permission") && strings.Contains(x.screen(), "Allow once")
 	}, show)
+	// What status and top show of the wait (docs/agents-gemini.md).
+	st, errs, code := w.run(lc, "status")
+	if code != 0 || !strings.Contains(st, "waiting:permission") {
+		t.Fatalf("status: %d %s\n%s", code, errs, st)
+	}
+	doccapture.Check(t, "../../../docs/agents-gemini.md", "gemini-wait-status", "$ lcwrap status\n"+st)
+	doccapture.Check(t, "../../../docs/agents-gemini.md", "gemini-wait-top", "$ lcwrap top\n"+w.top(lc, 7, "", "waiting:permission", "waiting for permission"))
 	x.do("send-keys", "-t", "t", "Enter") // 1. Allow once
 	waitFor(t, "running again, then the turn's end", func() bool {
 		st := sessionStates(w.journalEvents())
@@ -387,10 +396,13 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 		}
 		return false
 	}, show)
-	st := sessionStates(w.events())
+	states := sessionStates(w.events())
 	want := []string{"starting", "running", "waiting:permission", "running", "waiting:user", "completed"}
-	if !slices.Equal(st, want) {
-		t.Errorf("session states %v, want %v", st, want)
+	if !slices.Equal(states, want) {
+		t.Errorf("session states %v, want %v", states, want)
+	}
+	if html := w.report(lc); !regexp.MustCompile(`waiting for permission [^<]*\(opened by Notification, closed by AfterTool\)`).MatchString(html) {
+		t.Errorf("the report does not show the wait for permission")
 	}
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)

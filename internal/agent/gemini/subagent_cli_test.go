@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/doccapture"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/geminimock"
 	"github.com/lcwrap/lcwrap/internal/testtool"
@@ -22,6 +23,7 @@ import (
 func TestHeadlessSubagent(t *testing.T) {
 	testtool.Need(t, "gemini", installGemini)
 	lc := testtool.Lcwrap(t)
+	needTop(t, lc)
 	if !testtool.Offline(t) {
 		return
 	}
@@ -30,7 +32,7 @@ func TestHeadlessSubagent(t *testing.T) {
 		geminimock.Step{Calls: []geminimock.Call{geminimock.Shell("echo lcwrap-sub-ok > lcwrap-sub.txt")}},
 		geminimock.Step{Calls: []geminimock.Call{geminimock.CompleteTask("result", map[string]any{"response": "lcwrap mock: checked."})}},
 	)
-	out, errs, code := w.run(lc, "--", "gemini", "-p", "lcwrap secret prompt", "-o", "stream-json", "--yolo")
+	out, errs, code := w.run(lc, "--child-id", "gemini-1", "--", "gemini", "-p", "lcwrap secret prompt", "-o", "stream-json", "--yolo")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
@@ -89,5 +91,18 @@ func TestHeadlessSubagent(t *testing.T) {
 	}
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {
 		t.Errorf("validate: %d %s", code, errs)
+	}
+	// What status, top and report show of it (docs/agents-gemini.md).
+	st, errs, code := w.run(lc, "status", "--all")
+	if code != 0 || !strings.Contains(st, sub) {
+		t.Fatalf("status --all: %d %s\n%s", code, errs, st)
+	}
+	doccapture.Check(t, "../../../docs/agents-gemini.md", "gemini-subagent-status", "$ lcwrap status --all\n"+st)
+	doccapture.Check(t, "../../../docs/agents-gemini.md", "gemini-subagent-top", "$ lcwrap top\n"+w.top(lc, 8, "e", sub, "generalist sub-agent started"))
+	html := w.report(lc)
+	for _, want := range []string{sub, "generalist sub-agent started", agentID} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report does not name %q", want)
+		}
 	}
 }

@@ -324,11 +324,17 @@ func endState(reason string) event.State {
 }
 
 // agentOfPrompt is the sub-agent a telemetry record's prompt_id names
-// ("<agent id>#<turn>"), "" for the session's own.
+// ("<agent id>#<turn>", measured), "" for the session's own (its id, or
+// "<session id>########<n>" in the TUI, measured).
 func agentOfPrompt(promptID string) string {
-	id, _, ok := strings.Cut(promptID, "#")
-	if !ok || !safeName(id) {
+	id, turn, ok := strings.Cut(promptID, "#")
+	if !ok || turn == "" || !safeName(id) {
 		return ""
+	}
+	for _, r := range turn {
+		if r < '0' || r > '9' {
+			return ""
+		}
 	}
 	return id
 }

@@ -67,7 +67,7 @@ func children(sink *eventcap.Sink) string {
 
 // TestSubagentFromTelemetry: agent.start and agent.finish make the
 // sub-agent a child of its session, named, ended as Gemini reports; its
-// tool call decisions are its own activity.
+// tool call decisions are the session's activity, naming it.
 func TestSubagentFromTelemetry(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "otlp", "subagent-recorded.json"))
 	if err != nil {
@@ -85,7 +85,7 @@ func TestSubagentFromTelemetry(t *testing.T) {
 	sa := "gm-b84ca6cf-r.1e5a0129"
 	for _, want := range []string{
 		sa + " created created \n" + sa + " state_changed starting \n" + sa + " state_changed running \n" + sa + " activity  generalist sub-agent started\n",
-		sa + " activity  permission for run_shell_command: accept, decided by (gemini does not say who)\n",
+		"gm-b84ca6cf-r activity  permission for run_shell_command (its sub-agent 1e5a0129): accept, decided by (gemini does not say who)\n",
 		sa + " terminal completed \n",
 		"gm-b84ca6cf-r activity  permission for invoke_agent: accept",
 	} {

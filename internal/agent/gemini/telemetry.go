@@ -139,6 +139,9 @@ func telemetryOf(r *agent.OTLPRecord) (Telemetry, bool) {
 			return Telemetry{}, false
 		}
 	}
+	if t.Agent == t.Session {
+		t.Agent = ""
+	}
 	if t.Session == "" || len(t.Session) > 256 {
 		return Telemetry{}, false
 	}
@@ -209,9 +212,16 @@ func (q *telemetry) read(t *agent.Tracker, b []byte) {
 			if r.Decision == "" {
 				continue
 			}
-			t.Apply(agent.Observe(agent.Observation{Kind: agent.Note, Session: r.Session, Agent: r.Agent,
+			// On the session, as the call's hooks are (its telemetry comes
+			// in batches, whenever: on the sub-agent it would land or not
+			// by the batch's time); the sub-agent is named.
+			var by string
+			if r.Agent != "" {
+				by = " (its sub-agent " + r.Agent[:min(8, len(r.Agent))] + ")"
+			}
+			t.Apply(agent.Observe(agent.Observation{Kind: agent.Note, Session: r.Session,
 				Native: "OTLP " + EventToolCall, Tool: r.Tool,
-				Summary:  "permission for " + cmp.Or(r.Tool, "a tool") + ": " + r.Decision + ", decided by (gemini does not say who)",
+				Summary:  "permission for " + cmp.Or(r.Tool, "a tool") + by + ": " + r.Decision + ", decided by (gemini does not say who)",
 				Decision: &agent.AgentDecision{Decision: r.Decision, Tool: r.Tool}}))
 		case "agent_start", "agent_finish":
 			q.sub.telemetry(*r)

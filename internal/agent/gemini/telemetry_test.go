@@ -67,6 +67,9 @@ func TestRecordedTelemetry(t *testing.T) {
 	}
 	var responses, decisions int
 	for _, r := range recs {
+		if r.Agent != "" {
+			t.Errorf("the session's own record (prompt_id <session>########N) named a sub-agent: %+v", r)
+		}
 		switch {
 		case r.Event == "api_response" && r.Input == 10 && r.Output == 5 && r.Model == "gemini-2.5-flash":
 			responses++

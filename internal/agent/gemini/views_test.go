@@ -1,0 +1,75 @@
+package gemini_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// needTop builds lcwrap-top beside lc (where `lcwrap top` looks first),
+// once; call it before testtool.Offline (the build may need the module
+// cache only, but not inside the namespace).
+func needTop(t *testing.T, lc string) {
+	t.Helper()
+	top := filepath.Join(filepath.Dir(lc), "lcwrap-top")
+	if _, err := os.Stat(top); err == nil {
+		return
+	}
+	if out, err := exec.Command("go", "build", "-o", top, "../../../cmd/lcwrap-top").CombinedOutput(); err != nil {
+		t.Fatalf("go build lcwrap-top: %v\n%s", err, out)
+	}
+}
+
+// top runs `lcwrap top` on the world's journal in a tmux pane of its own
+// (150×rows), sends keys (if any), waits until the pane shows every one of
+// want, and returns the pane's text without its trailing blank lines.
+func (w *world) top(lc string, rows int, keys string, want ...string) string {
+	w.t.Helper()
+	x := newTmux(w.t)
+	script := filepath.Join(w.t.TempDir(), "top.sh")
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
+	for _, kv := range w.env {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.ContainsAny(k, " '\"$") || k == "TERM" {
+			continue
+		}
+		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(v, "'", `'\''`))
+	}
+	fmt.Fprintf(&b, "export NO_COLOR=1\nexec %s top\n", lc)
+	os.WriteFile(script, []byte(b.String()), 0o755)
+	x.do("new-session", "-d", "-s", "t", "-x", "150", "-y", fmt.Sprint(rows), script)
+	if keys != "" {
+		waitFor(w.t, "top's first screen", func() bool { return strings.Contains(x.screen(), "CHILD") }, x.screen)
+		x.do("send-keys", "-t", "t", keys)
+	}
+	var screen string
+	waitFor(w.t, "top showing "+strings.Join(want, ", "), func() bool {
+		screen = x.screen()
+		for _, s := range want {
+			if !strings.Contains(screen, s) {
+				return false
+			}
+		}
+		return true
+	}, func() string { return screen })
+	x.do("send-keys", "-t", "t", "q")
+	return strings.TrimRight(screen, "\n ") + "\n"
+}
+
+// report writes `lcwrap report` of the world's journal and returns it.
+func (w *world) report(lc string) string {
+	w.t.Helper()
+	path := filepath.Join(w.t.TempDir(), "report.html")
+	if _, errs, code := w.run(lc, "report", "--html", path); code != 0 {
+		w.t.Fatalf("report: %d %s", code, errs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return string(b)
+}
