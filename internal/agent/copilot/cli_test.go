@@ -188,6 +188,17 @@ func TestHeadlessSubagent(t *testing.T) {
 	if parents[sub] != session {
 		t.Errorf("sub-agent %s's parent %q, want the session %q", sub, parents[sub], session)
 	}
+	// Copilot's own token counts, from its session file: the mock answers
+	// 10 prompt and 5 completion tokens a request; the cost stays unknown.
+	var usage *agent.AgentTotals
+	for _, ev := range evs {
+		if d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details); ev.ChildID == session && d.Usage != nil {
+			usage = d.Usage
+		}
+	}
+	if u := usage; u == nil || u.Requests < 2 || u.Input != 10*u.Requests || u.Output != 5*u.Requests || !u.CostUnknown || u.ReportedBy != "copilot" || u.Via != copilot.ViaUsage {
+		t.Errorf("the session's usage: %+v", usage)
+	}
 	if got, want := states(evs, false), []string{"starting", "running", "waiting:user", "completed"}; !slices.Equal(got, want) {
 		t.Errorf("session states %v, want %v", got, want)
 	}

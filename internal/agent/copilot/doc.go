@@ -5,8 +5,9 @@
 // --output-format json` (its report), and each session's own file
 // ($COPILOT_HOME/session-state/<id>/events.jsonl, ParseSessionLine),
 // followed read-only from the session's start (its id comes from lcwrap's
-// sessionStart hook) to the run's end for its permission requests and
-// their answers. Its agent.Driver adds the hooks for
+// sessionStart hook) to the run's end for its permission requests, their
+// answers and its usage records (tokens as Copilot counts them; its cost
+// field is not read, so the cost stays unknown). Its agent.Driver adds the hooks for
 // a run lcwrap launches as a plugin of that run's own (--plugin-dir, a
 // private directory removed when the run ends), never in the user's
 // files.

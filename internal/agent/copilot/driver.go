@@ -22,7 +22,7 @@ const ChildPrefix = "cp"
 
 // Limits is what Copilot CLI's hooks can never say, recorded in every
 // created event of its sessions and sub-agents.
-const Limits = "Copilot CLI's own hook reports and session file: when a session or sub-agent started, was prompted, ended a tool call, waited for a permission and how it was answered (by whom, as Copilot says), ended a turn or ended; not when a tool call began (lcwrap registers no hook whose failure stops a tool), not whether its work was done, nothing between two reports, no cancel authority"
+const Limits = "Copilot CLI's own hook reports and session file: when a session or sub-agent started, was prompted, ended a tool call, waited for a permission and how it was answered (by whom, as Copilot says), ended a turn or ended, and its tokens; not when a tool call began (lcwrap registers no hook whose failure stops a tool), not whether its work was done, nothing between two reports, no cost, no cancel authority"
 
 // Driver is the Copilot CLI integration for runs lcwrap launches.
 type Driver struct {
@@ -67,7 +67,7 @@ func (d Driver) Prepare(_ context.Context, l agent.Launch) (agent.Run, error) {
 		Evidence: []string{fmt.Sprintf("hooks: a plugin of this run's own (%s, removed when the run ends) with a command hook (%s hook copilot --event NAME --relay) for %d events, relaying to %s (token in $%s)", dir, d.Exe, len(Events), srv.URL, agent.EnvHookToken)}}
 	if r.fol.home != "" {
 		launch.Evidence = append(launch.Evidence, "session file: "+filepath.Join(r.fol.home, "session-state", "<session id>", "events.jsonl")+
-			" of each session its sessionStart hook names, followed read-only until the run ends (permission.requested, permission.completed)")
+			" of each session its sessionStart hook names, followed read-only until the run ends (permission.requested, permission.completed, session.usage_record: Copilot's own tokens, no cost)")
 	}
 	if a.Prompt && a.Output == "json" {
 		r.stream = NewStream()

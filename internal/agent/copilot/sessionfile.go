@@ -28,9 +28,13 @@ import (
 // read-only, named by the session id its own sessionStart hook receives,
 // from the session's start to the run's end: run-scoped, nothing edited.
 const (
-	// NativeRequested and NativeCompleted are the lines' types.
+	// NativeRequested and NativeCompleted are the lines' types, and
+	// NativeUsage a model request's usage record.
 	NativeRequested = "permission.requested"
 	NativeCompleted = "permission.completed"
+	NativeUsage     = "session.usage_record"
+	// ViaUsage names the evidence of the totals made from usage records.
+	ViaUsage = "session file " + NativeUsage
 	// MaxSessionLine bounds a line of the session file that is read; a
 	// longer one (a tool's output) is skipped whole.
 	MaxSessionLine = 1 << 20
@@ -90,16 +94,26 @@ type sessionLine struct {
 			Kind string `json:"kind"`
 		} `json:"result"`
 		DecisionSource string `json:"decisionSource"`
+		Usage          *struct {
+			Model            string `json:"model"`
+			InputTokens      int64  `json:"inputTokens"`
+			OutputTokens     int64  `json:"outputTokens"`
+			CacheReadTokens  int64  `json:"cacheReadTokens"`
+			CacheWriteTokens int64  `json:"cacheWriteTokens"`
+		} `json:"usage"`
 	} `json:"data"`
 }
 
 // ParseSessionLine maps one line of a session file into an observation
 // of session: permission.requested a wait for permission,
 // permission.completed its answer (running again, with Copilot's decision
-// and who made it). ok is false for any other line, or one it cannot read
-// (never a panic, never a guess).
+// and who made it), session.usage_record one model request's tokens (a
+// UsageReported whose Usage holds that request alone: the caller keeps
+// the running totals; Copilot's cost field is not read — it is 0 under
+// bring-your-own-model — so the cost stays unknown). ok is false for any
+// other line, or one it cannot read (never a panic, never a guess).
 func ParseSessionLine(session string, line []byte) (agent.Observation, bool) {
-	if len(line) > MaxSessionLine || !bytes.Contains(line, []byte(`"permission.`)) || !utf8.Valid(line) {
+	if len(line) > MaxSessionLine || !bytes.Contains(line, []byte(`"permission.`)) && !bytes.Contains(line, []byte(`"`+NativeUsage+`"`)) || !utf8.Valid(line) {
 		return agent.Observation{}, false
 	}
 	var l sessionLine
@@ -129,6 +143,15 @@ func ParseSessionLine(session string, line []byte) (agent.Observation, bool) {
 		}
 		o.Kind, o.Decision = agent.Working, d
 		o.Summary = "permission " + d.Decision + ", decided by " + who
+	case NativeUsage:
+		u := l.Data.Usage
+		if u == nil || u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheReadTokens < 0 || u.CacheWriteTokens < 0 {
+			return agent.Observation{}, false
+		}
+		o.Agent = "" // the session's totals, as Copilot's accounting keeps them
+		o.Kind, o.Native = agent.UsageReported, ViaUsage
+		o.Usage = &agent.AgentTotals{Requests: 1, Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens,
+			CacheCreation: u.CacheWriteTokens, Model: termtext.Cut(u.Model, 64), CostUnknown: true, ReportedBy: Source, Via: ViaUsage}
 	default:
 		return agent.Observation{}, false
 	}
@@ -212,6 +235,7 @@ func (f *follower) run(session, path string, s *followed, fromEnd bool) {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	var r *lineReader
+	var totals *agent.AgentTotals // the session's running totals
 	for {
 		last := false
 		select {
@@ -239,6 +263,11 @@ func (f *follower) run(session, path string, s *followed, fromEnd bool) {
 					break
 				}
 				if o, ok := ParseSessionLine(session, line); ok {
+					if o.Kind == agent.UsageReported {
+						totals = addUsage(totals, o.Usage)
+						u := *totals
+						o.Usage = &u
+					}
 					f.mu.Lock()
 					f.t.Apply(agent.Observe(o))
 					f.mu.Unlock()
@@ -287,4 +316,26 @@ func (r *lineReader) next() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// addUsage adds one request's usage to the running totals (nil: none yet);
+// a count that would overflow stays at its last value.
+func addUsage(t, u *agent.AgentTotals) *agent.AgentTotals {
+	if t == nil {
+		t = &agent.AgentTotals{ReportedBy: Source, Via: ViaUsage, CostUnknown: true}
+	}
+	add := func(a *int64, b int64) {
+		if *a+b >= *a {
+			*a += b
+		}
+	}
+	add(&t.Requests, u.Requests)
+	add(&t.Input, u.Input)
+	add(&t.Output, u.Output)
+	add(&t.CacheRead, u.CacheRead)
+	add(&t.CacheCreation, u.CacheCreation)
+	if u.Model != "" {
+		t.Model = u.Model
+	}
+	return t
 }

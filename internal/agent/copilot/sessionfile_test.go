@@ -3,6 +3,7 @@ package copilot
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,8 +208,11 @@ func FuzzParseSessionLine(f *testing.F) {
 		if !ok {
 			return
 		}
-		if o.Session != "s" || o.Kind != agent.Waiting && o.Kind != agent.Working || o.Kind == agent.Waiting && o.WaitingFor != event.WaitPermission {
+		if o.Session != "s" || o.Kind != agent.Waiting && o.Kind != agent.Working && o.Kind != agent.UsageReported || o.Kind == agent.Waiting && o.WaitingFor != event.WaitPermission {
 			t.Fatalf("%q: %+v", b, o)
+		}
+		if u := o.Usage; o.Kind == agent.UsageReported && (u == nil || u.Input < 0 || u.Output < 0 || u.CacheRead < 0 || u.CacheCreation < 0 || !u.CostUnknown) {
+			t.Fatalf("%q: usage %+v", b, u)
 		}
 		tr, sink := newTracker(t)
 		tr.Apply(agent.Observe(agent.Observation{Kind: agent.SessionStarted, Session: "s"}))
@@ -266,4 +270,38 @@ func mustRead(b testing.TB, path string) []byte {
 		b.Fatal(err)
 	}
 	return r
+}
+
+// TestSessionFileUsage: the recorded headless run's four usage records
+// (the session's and its sub-agent's requests, 10 prompt and 5 completion
+// tokens each from the mock) are Copilot's running totals for the
+// session, its cost unknown (its cost field, 0 under
+// bring-your-own-model, is not read).
+func TestSessionFileUsage(t *testing.T) {
+	home := t.TempDir()
+	session := "12802e10-2a02-4d37-b523-a3c976699408"
+	path := SessionFile(home, session)
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if err := os.WriteFile(path, mustRead(t, "testdata/session-state/agent-usage.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, sink := newTracker(t)
+	fol := newFollower(tr, home)
+	fol.apply(agent.Observe(agent.Observation{Kind: agent.SessionStarted, Session: session, Source: "new"}))
+	fol.close()
+	tr.End(agent.ProcessEnd{ChildID: "p"})
+	var last *agent.AgentTotals
+	n := 0
+	for _, ev := range sink.Events() {
+		var d struct {
+			Usage *agent.AgentTotals `json:"agentUsage"`
+		}
+		if json.Unmarshal(ev.Details, &d) == nil && d.Usage != nil {
+			last, n = d.Usage, n+1
+		}
+	}
+	want := agent.AgentTotals{Requests: 4, Input: 40, Output: 20, Model: "gpt-4.1", CostUnknown: true, ReportedBy: "copilot", Via: ViaUsage}
+	if n != 4 || last == nil || *last != want {
+		t.Errorf("%d totals, the last %+v, want %+v", n, last, want)
+	}
 }
