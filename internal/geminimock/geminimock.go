@@ -28,6 +28,10 @@ func Shell(cmd string) Call {
 type Step struct {
 	Calls []Call
 	Text  string
+	// Hold, when not nil, holds the answer until it is closed (or the
+	// request is given up): a test's way to order what the CLI does
+	// meanwhile (its telemetry's export) before the answer.
+	Hold <-chan struct{}
 }
 
 // FinalText is the answer past the script and to requests without tools.
@@ -149,6 +153,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := Step{Text: FinalText}
 	if len(req.Tools) > 0 && step < len(script) {
 		st = script[step]
+	}
+	if st.Hold != nil {
+		select {
+		case <-st.Hold:
+		case <-r.Context().Done():
+			return
+		}
 	}
 	var parts []map[string]any
 	for _, c := range st.Calls {

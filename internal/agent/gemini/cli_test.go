@@ -195,9 +195,11 @@ func TestHeadlessShell(t *testing.T) {
 	}
 	hooks := len(cd.Agent.Evidence) > 0 && strings.HasPrefix(cd.Agent.Evidence[0], "hooks:")
 	t.Logf("evidence: %q", cd.Agent.Evidence)
-	// Gemini's telemetry comes when its exporter sends it, between any
-	// two lines: its diagnostics are checked below (checkUsage).
-	got := regexp.MustCompile(`(?m)^diagnostic\n`).ReplaceAllString(summary(evs, session), "")
+	// Gemini's telemetry comes when its exporter sends it (a batch every
+	// 5 s), between any two lines: its diagnostics are checked below
+	// (checkUsage), and its decisions are activity lines wherever they
+	// land.
+	got := regexp.MustCompile(`(?m)^(diagnostic|activity permission for .*)\n`).ReplaceAllString(summary(evs, session), "")
 	var want string
 	if hooks {
 		// As root (in the namespace): the hooks are the evidence.

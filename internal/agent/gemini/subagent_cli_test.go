@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/doccapture"
@@ -27,7 +28,23 @@ func TestHeadlessSubagent(t *testing.T) {
 	if !testtool.Offline(t) {
 		return
 	}
-	w := newWorld(t, geminimock.Step{Calls: []geminimock.Call{geminimock.InvokeAgent("generalist", "run the check")}})
+	// The session's last answer is held until Gemini's telemetry of the
+	// invoke_agent call is in the journal (it exports a batch every 5 s,
+	// whenever): so its tool-call decisions come before the turn's end,
+	// and what status shows last is the same in every run.
+	hold := make(chan struct{})
+	w := newWorld(t, geminimock.Step{Calls: []geminimock.Call{geminimock.InvokeAgent("generalist", "run the check")}},
+		geminimock.Step{Text: geminimock.FinalText, Hold: hold})
+	go func() {
+		defer close(hold)
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			for _, ev := range w.journalEvents() {
+				if strings.HasPrefix(ev.Activity, "permission for invoke_agent: ") {
+					return
+				}
+			}
+		}
+	}()
 	w.mock.SubagentScript(
 		geminimock.Step{Calls: []geminimock.Call{geminimock.Shell("echo lcwrap-sub-ok > lcwrap-sub.txt")}},
 		geminimock.Step{Calls: []geminimock.Call{geminimock.CompleteTask("result", map[string]any{"response": "lcwrap mock: checked."})}},
