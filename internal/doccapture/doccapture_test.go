@@ -32,6 +32,11 @@ func TestNormalize(t *testing.T) {
 	if Normalize(a) != Normalize(b) {
 		t.Fatalf("\n%s\n%s", Normalize(a), Normalize(b))
 	}
+	// A duration in two units (a loaded machine's 1m54s) is one duration;
+	// a sub-agent's id suffix is masked like its session's.
+	if x, y := Normalize("gm-739157ff-bswv9x7h.dc555bea 1m54s"), Normalize("gm-4caf4c79-3rvz5snj.9e3b1fd9 12s"); x != y {
+		t.Errorf("%q != %q", x, y)
+	}
 	// Words and layout still count: a missing column, another state.
 	for _, c := range []string{
 		strings.Replace(b, "?1  ", "", 1),
