@@ -16,11 +16,13 @@ import (
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
-// MatchOld fails t unless d, as emit writes it, is byte for byte old (the
-// map its writer used to build before the shape had a type) encoded
-// through redact.Value and event.AppendValue, and unless decoding it into
-// d's type and encoding that again gives the same JSON (a reader's side;
-// not for FreeDetails).
+// MatchOld fails t unless d, as emit writes it, holds the members and
+// values of old (the map its writer used to build before the shape had a
+// type) encoded through redact.Value and event.AppendValue — the same
+// JSON value, keys in any order; a nested identity was written in its
+// own order then, sorted now — and unless decoding it into d's type and
+// encoding that again gives the same JSON (a reader's side; not for
+// FreeDetails).
 func MatchOld(t testing.TB, d event.Details, old any) {
 	t.Helper()
 	got, err := emit.EncodeDetails(d)
@@ -31,11 +33,12 @@ func MatchOld(t testing.TB, d event.Details, old any) {
 	if err != nil {
 		t.Fatalf("%T reference: %v", d, err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%T:\n got %s\nwant %s", d, got, want)
-	}
-	if !json.Valid(got) {
+	var gv, wv any
+	if err := json.Unmarshal(got, &gv); err != nil {
 		t.Fatalf("%T: invalid JSON %s", d, got)
+	}
+	if err := json.Unmarshal(want, &wv); err != nil || !reflect.DeepEqual(gv, wv) {
+		t.Fatalf("%T:\n got %s\nwant %s", d, got, want)
 	}
 	if _, free := d.(event.FreeDetails); free {
 		return // not a shape: nothing to decode into
