@@ -1,12 +1,12 @@
-// Package eventtest holds the differential checks of details shapes for
-// the packages that keep their own (internal/agent, internal/agent/codex,
-// internal/supervise, internal/adopt): a shape's encoding, as emit writes
-// it (emit.EncodeDetails: redacted), against encoding/json's. It is for
-// tests only and promises nothing else.
+// Package eventtest holds the checks of details shapes for the packages
+// that keep their own (internal/agent, internal/agent/codex,
+// internal/supervise, internal/adopt): a shape as emit writes it
+// (emit.EncodeDetails: redacted) against the map its writer built before
+// shapes had types (MatchOld), and decoded back into its own type
+// (RoundTrip). It is for tests only and promises nothing else.
 package eventtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -56,17 +56,22 @@ func MatchOld(t testing.TB, d event.Details, old any) {
 	}
 }
 
-// MatchEncodingJSON fails t unless d, as emit writes it, is the JSON
-// encoding/json makes of the same value, redacted as a decoded value
-// (redact.Value). The members of an event.Created's or event.Terminal's
-// Extra are encoded by encoding/json too, each under its key.
-func MatchEncodingJSON(t testing.TB, d event.Details) {
+// RoundTrip fails t unless d, as emit writes it, is one JSON object that
+// decodes into d's type (a reader's side) and encodes again to the same
+// JSON value, with every member of an event.Created's or event.Terminal's
+// Extra present under its key. It is what holds a shape's MarshalJSON (a
+// shape that must look other than its fields) to its UnmarshalJSON and
+// its json tags.
+func RoundTrip(t testing.TB, d event.Details) {
 	t.Helper()
 	got, err := emit.EncodeDetails(d)
 	if err != nil {
 		t.Fatalf("%T: %v", d, err)
 	}
-	m := decoded(t, d)
+	var m map[string]any
+	if err := json.Unmarshal(got, &m); err != nil {
+		t.Fatalf("%T: not an object: %s", d, got)
+	}
 	var extra event.Members
 	switch c := d.(type) {
 	case event.Created:
@@ -75,31 +80,17 @@ func MatchEncodingJSON(t testing.TB, d event.Details) {
 		extra = c.Extra
 	}
 	for _, e := range extra {
-		m.(map[string]any)[e.Key] = decoded(t, e.Value)
+		if _, ok := m[e.Key]; !ok {
+			t.Fatalf("%T: member %q missing: %s", d, e.Key, got)
+		}
 	}
-	want, err := event.AppendValue(nil, redact.Value(m))
-	if err != nil {
-		t.Fatal(err)
+	back := reflect.New(reflect.TypeOf(d))
+	if err := json.Unmarshal(got, back.Interface()); err != nil {
+		t.Fatalf("%T: decoding %s: %v", d, got, err)
 	}
+	again, err := emit.EncodeDetails(back.Elem().Interface())
 	var x, y any
-	if json.Unmarshal(got, &x) != nil || json.Unmarshal(want, &y) != nil || !reflect.DeepEqual(x, y) {
-		t.Fatalf("%T:\n got %s\nwant %s", d, got, want)
+	if len(extra) == 0 && (err != nil || json.Unmarshal(got, &x) != nil || json.Unmarshal(again, &y) != nil || !reflect.DeepEqual(x, y)) {
+		t.Fatalf("%T round trip:\n got %s\nwant %s", d, again, got)
 	}
-}
-
-// decoded is v encoded by encoding/json and decoded into any (numbers
-// kept as written).
-func decoded(t testing.TB, v any) any {
-	t.Helper()
-	ref, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(ref))
-	dec.UseNumber()
-	var m any
-	if err := dec.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
