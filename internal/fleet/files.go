@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ErrNoOutput means PATH names no gateway output: no such file or
@@ -20,7 +21,9 @@ var ErrNoOutput = errors.New("no gateway output")
 // gives a file it has rotated away: <name>-<UTC time>-<reason>[_n]<ext>,
 // e.g. gateway-2026-11-30T14-00-00.123-size.jsonl. The reason is
 // optional: older releases (lumberjack) wrote <name>-<time><ext>.
-var backupName = regexp.MustCompile(`^(.+)-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3})(?:-([A-Za-z0-9]+)(?:_(\d+))?)?(\.[^.-]*)?$`)
+var backupName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.+)-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3})(?:-([A-Za-z0-9]+)(?:_(\d+))?)?(\.[^.-]*)?$`)
+})
 
 // fileKey identifies a file whatever its name: rotation renames the live
 // file, and the reader goes on with it by this key.
@@ -127,7 +130,7 @@ func (s *source) list() ([]*listed, error) {
 		if l.key == (fileKey{}) {
 			l.key.ino = fingerprint([]byte(p)) // no inode: known by name
 		}
-		if m := backupName.FindStringSubmatch(l.name); m != nil {
+		if m := backupName().FindStringSubmatch(l.name); m != nil {
 			l.sealed, l.stamp = true, m[2]
 			l.uniq, _ = strconv.Atoi(m[4])
 		}
