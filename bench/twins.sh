@@ -6,9 +6,11 @@
 #
 #   hand      lcwrap as it is
 #   cli       the quick flag reader off: urfave/cli reads every line
-#   jsondet   every details shape through encoding/json
 #   jsondec   the event envelope decoded by encoding/json (the envelope's
-#             encoder is encoding/json's already: it won no row)
+#             encoder and the details encoders are encoding/json's
+#             already: they won no row)
+#   base      with TWINS_BASE=REV, lcwrap as it was at REV (git archive
+#             into a scratch directory): the before of a change
 #
 # Rows: start-up wrapping /bin/true (interleaved rounds of 20, the median
 # of the rounds' medians, as bench/startup.sh), without and with the
@@ -21,7 +23,7 @@
 # STARTUP_RUNS=300 bash bench/twins.sh (TWINS_EVENTS sets the size of the
 # validate and status files, 200000 by default; EMIT_CALLS the emit
 # loop's length, 500; TWINS_SECTIONS which sections run: startup emit
-# throughput).
+# throughput; TWINS_BASE a revision to build beside, as above).
 set -euo pipefail
 source bench/lib.sh
 N=${STARTUP_RUNS:-300}
@@ -35,10 +37,8 @@ rm -rf "$D" && mkdir -p "$D/src" "$D/j"
 # way, or the quick reader declining every line) and the variant's file.
 cp cmd/lcwrap/fastflags.go "$D/src/fastflags.go"
 sed -i 's/^func readQuick(.*{$/&\n\treturn nil, false/' "$D/src/fastflags.go"
-sed 's/^func AppendDetails(/func appendDetailsHand(/' internal/event/object.go >"$D/src/object.go"
 sed 's/^func decodeFlat(/func decodeFlatHand(/' internal/event/decode.go >"$D/src/decode.go"
-grep -q 'return nil, false' "$D/src/fastflags.go" && grep -q appendDetailsHand "$D/src/object.go" &&
-  grep -q decodeFlatHand "$D/src/decode.go" ||
+grep -q 'return nil, false' "$D/src/fastflags.go" && grep -q decodeFlatHand "$D/src/decode.go" ||
   { echo "twins: a function to replace was not found" >&2; exit 1; }
 overlay() { # name "repo-path=file"...
   local name=$1 sep="" kv
@@ -49,12 +49,17 @@ overlay() { # name "repo-path=file"...
 }
 overlay hand
 overlay cli "cmd/lcwrap/fastflags.go=$D/src/fastflags.go"
-overlay jsondet "internal/event/object.go=$D/src/object.go" "internal/event/zz_twins_details.go=$PWD/bench/twins/details.go.txt"
 overlay jsondec "internal/event/decode.go=$D/src/decode.go" "internal/event/zz_twins_decoder.go=$PWD/bench/twins/decoder.go.txt"
-variants=(hand cli jsondet jsondec)
+variants=(hand cli jsondec)
 for v in "${variants[@]}"; do
   CGO_ENABLED=0 go build -overlay "$D/overlay-$v.json" -trimpath -tags urfave_cli_no_template -o "$D/lcwrap-$v" ./cmd/lcwrap
 done
+if [ -n "${TWINS_BASE:-}" ]; then
+  mkdir -p "$D/base-src"
+  git archive "$TWINS_BASE" | tar -x -C "$D/base-src"
+  (cd "$D/base-src" && CGO_ENABLED=0 go build -trimpath -tags urfave_cli_no_template -o "$D/lcwrap-base" ./cmd/lcwrap)
+  variants+=(base)
+fi
 FLOOR="$D/gofloor"
 CGO_ENABLED=0 go build -trimpath -o "$FLOOR" ./bench/gofloor
 for v in "${variants[@]}"; do
@@ -140,7 +145,8 @@ sf="$D/status.jsonl"
 jqprog='reduce inputs as $e ({}; .[$e.childId] = ($e.state // .[$e.childId]))'
 declare -A vw sw
 for k in 1 2 3; do
-  for v in hand jsondec; do
+  for v in "${variants[@]}"; do
+    [ "$v" = cli ] && continue
     vw[$v]+="$("$TIMEIT" -n 1 -warmup 0 -label v -- "$D/lcwrap-$v" validate -q "$ef" | cut -f6) "
     sw[$v]+="$("$TIMEIT" -n 1 -warmup 0 -label s -- "$D/lcwrap-$v" status --all --json --journal "$sf" | cut -f6) "
   done
@@ -151,7 +157,8 @@ echo "validate and status (CPU, median of 3 interleaved runs; jq once), $EV even
 echo
 echo "| build | validate CPU (ms) | jq -c . / validate | status --all CPU (ms) | jq reduce / status |"
 echo "|---|---|---|---|---|"
-for v in hand jsondec; do
+for v in "${variants[@]}"; do
+  [ "$v" = cli ] && continue
   a=$(echo "${vw[$v]}" | median); b=$(echo "${sw[$v]}" | median)
   echo "| $v | $a | $(ratio "$jv" "$a")× | $b | $(ratio "$js" "$b")× |"
 done

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,25 +26,11 @@ import (
 	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
-var (
-	buildOnce sync.Once
-	buildErr  error
-)
-
-// binaries returns the directory of lcwrap (testtool builds it once) with
-// lcwrap-serve built beside it, where `lcwrap serve` looks first.
+// binaries returns the directory of lcwrap with lcwrap-serve built beside it,
+// where `lcwrap serve` looks first.
 func binaries(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Dir(testtool.Lcwrap(t))
-	buildOnce.Do(func() {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "lcwrap-serve"), ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build lcwrap-serve: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return dir
+	return filepath.Dir(testtool.Companion(t, "lcwrap-serve"))
 }
 
 func TestMain(m *testing.M) {

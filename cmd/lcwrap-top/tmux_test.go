@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,25 +17,11 @@ import (
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
 )
 
-var (
-	buildOnce sync.Once
-	buildErr  error
-)
-
-// binaries returns the directory of lcwrap (testtool builds it once) with
-// lcwrap-top built beside it, where `lcwrap top` looks first.
+// binaries returns the directory of lcwrap with lcwrap-top built beside it,
+// where `lcwrap top` looks first.
 func binaries(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Dir(testtool.Lcwrap(t))
-	buildOnce.Do(func() {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "lcwrap-top"), ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build lcwrap-top: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return dir
+	return filepath.Dir(testtool.Companion(t, "lcwrap-top"))
 }
 
 func TestMain(m *testing.M) {

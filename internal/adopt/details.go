@@ -1,7 +1,5 @@
 package adopt
 
-import "github.com/lcwrap/lcwrap/internal/event"
-
 // The details shapes only adopt writes (docs/events.md); the shapes
 // readers decode (AdoptedCreated, Terminal) are the event core's.
 
@@ -11,20 +9,10 @@ type LimitsDiagnostic struct {
 	Limits string `json:"limits"`
 }
 
-// AppendDetails implements Details.
-func (d LimitsDiagnostic) AppendDetails(o *event.Object) { o.String("limits", d.Limits) }
-
 // ObservationEnded is the diagnostic of an observer that stopped before
 // the process ended: its state is unknown.
 type ObservationEnded struct {
 	Observation  string `json:"observation"`
 	ProcessState string `json:"processState"`
 	Reason       string `json:"reason"`
-}
-
-// AppendDetails implements Details.
-func (d ObservationEnded) AppendDetails(o *event.Object) {
-	o.String("observation", d.Observation)
-	o.String("processState", d.ProcessState)
-	o.String("reason", d.Reason)
 }

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"maps"
-	"slices"
 	"sort"
 
 	"github.com/lcwrap/lcwrap/internal/event"
@@ -99,43 +97,6 @@ type AgentEvent struct {
 	Wrapper *event.Identity `json:"wrapper,omitempty"`
 }
 
-// AppendDetails implements event.Details.
-func (d AgentEvent) AppendDetails(o *event.Object) {
-	o.OptString("agent", d.Agent)
-	o.OptString("agentId", d.AgentID)
-	o.OptString("agentType", d.AgentType)
-	o.OptString("claim", d.Claim)
-	if d.Decision != nil {
-		o.Object("decision", d.Decision)
-	}
-	o.OptString("evidence", d.Evidence)
-	o.OptString("limits", d.Limits)
-	o.OptString("message", d.Message)
-	if d.Normalization != nil {
-		o.Object("normalization", d.Normalization)
-	}
-	o.OptString("note", d.Note)
-	o.OptString("observation", d.Observation)
-	if d.Process != nil {
-		o.Object("process", d.Process)
-	}
-	o.OptString("reason", d.Reason)
-	if d.Reported != nil {
-		o.Object("reported", d.Reported)
-	}
-	o.OptString("reportedError", d.ReportedError)
-	o.OptString("sessionId", d.SessionID)
-	o.OptString("sessionSource", d.SessionSource)
-	o.OptString("tool", d.Tool)
-	if d.Usage != nil {
-		o.Object("agentUsage", d.Usage)
-	}
-	o.OptString("waitingFor", d.WaitingFor)
-	if d.Wrapper != nil {
-		o.Identity("wrapper", *d.Wrapper)
-	}
-}
-
 // AgentTotals are an agent's running totals of its model requests for
 // one session or sub-agent, as its own telemetry reported them (Claude
 // Code's claude_code.api_request): requests, tokens by kind, and its cost
@@ -158,23 +119,6 @@ type AgentTotals struct {
 	Via           string  `json:"via"`
 }
 
-// AppendDetails implements event.Details.
-func (d AgentTotals) AppendDetails(o *event.Object) {
-	o.Int("cacheCreation", d.CacheCreation)
-	o.Int("cacheRead", d.CacheRead)
-	o.Float("costUsd", d.CostUSD)
-	if d.CostUnknown {
-		o.Bool("costUnknown", true)
-	}
-	o.OptInt("dropped", d.Dropped)
-	o.Int("input", d.Input)
-	o.OptString("model", d.Model)
-	o.Int("output", d.Output)
-	o.String("reportedBy", d.ReportedBy)
-	o.Int("requests", d.Requests)
-	o.String("via", d.Via)
-}
-
 // AgentDecision is a tool call's permission decision as the agent
 // reported it: Decision ("accept", "reject"), Source (who: "user",
 // "config", "hook", as the agent names them), the tool and its call id.
@@ -183,14 +127,6 @@ type AgentDecision struct {
 	Source    string `json:"source"`
 	Tool      string `json:"tool,omitempty"`
 	ToolUseID string `json:"toolUseId,omitempty"`
-}
-
-// AppendDetails implements event.Details.
-func (d AgentDecision) AppendDetails(o *event.Object) {
-	o.String("decision", d.Decision)
-	o.String("source", d.Source)
-	o.OptString("tool", d.Tool)
-	o.OptString("toolUseId", d.ToolUseID)
 }
 
 // Normalization counts native payloads that became no event: the first
@@ -203,16 +139,6 @@ type Normalization struct {
 	Outcome string `json:"outcome,omitempty"`
 }
 
-// AppendDetails implements event.Details.
-func (d Normalization) AppendDetails(o *event.Object) {
-	o.OptInt("count", d.Count)
-	if len(d.Counts) > 0 {
-		o.Object("counts", d.Counts)
-	}
-	o.OptString("kind", d.Kind)
-	o.OptString("outcome", d.Outcome)
-}
-
 // AgentProcess is the process whose end ended a child: its child id and
 // exit as lcwrap recorded it.
 type AgentProcess struct {
@@ -220,29 +146,10 @@ type AgentProcess struct {
 	Exit    *event.Exit `json:"exit,omitempty"`
 }
 
-// AppendDetails implements event.Details.
-func (d AgentProcess) AppendDetails(o *event.Object) {
-	o.OptString("childId", d.ChildID)
-	if d.Exit != nil {
-		o.Object("exit", d.Exit)
-	}
-}
-
 // IntMap is a JSON object of counts, written with sorted keys. A count
 // under a sensitive name (redact.SensitiveKey) is written as
-// redact.Marker, as a redacted map of the same counts would have it.
+// redact.Marker, as emit redacts every object (redact.Value).
 type IntMap map[string]int
-
-// AppendDetails implements event.Details.
-func (d IntMap) AppendDetails(o *event.Object) {
-	for _, k := range slices.Sorted(maps.Keys(d)) {
-		if redact.SensitiveKey(k) {
-			o.String(k, redact.Marker)
-			continue
-		}
-		o.Int(k, int64(d[k]))
-	}
-}
 
 // AgentLaunch is the "agent" member of a launched process's created
 // event: which agent integration ran, and what it added to the command
@@ -279,21 +186,6 @@ func (d *AgentLaunch) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*plain)(d))
 }
 
-// AppendDetails implements event.Details.
-func (d AgentLaunch) AppendDetails(o *event.Object) {
-	if d.AddedArgs != nil {
-		o.Strings("addedArgs", d.AddedArgs)
-	}
-	o.OptInt("addedAt", d.AddedAt)
-	o.String("agent", d.Agent)
-	if d.Evidence != nil {
-		o.Strings("evidence", d.Evidence)
-	}
-	o.OptInt("mergedAt", d.MergedAt)
-	o.OptString("traceFrom", d.TraceFrom)
-	o.OptString("traceId", d.TraceID)
-}
-
 // AgentSessions is the "agentSessions" member of a launched process's
 // terminal event: the agent's sessions seen in that run, and payloads that
 // named no session, by kind.
@@ -301,17 +193,6 @@ type AgentSessions struct {
 	Sessions     []string `json:"sessions,omitempty"`
 	Source       string   `json:"source"`
 	Unattributed IntMap   `json:"unattributed,omitempty"`
-}
-
-// AppendDetails implements event.Details.
-func (d AgentSessions) AppendDetails(o *event.Object) {
-	if d.Sessions != nil {
-		o.Strings("sessions", d.Sessions)
-	}
-	o.String("source", d.Source)
-	if len(d.Unattributed) > 0 {
-		o.Object("unattributed", d.Unattributed)
-	}
 }
 
 // AgentReport is the "agentReport" member of a launched process's
@@ -338,34 +219,6 @@ type AgentReport struct {
 	Via               string      `json:"via,omitempty"`
 }
 
-// AppendDetails implements event.Details.
-func (d AgentReport) AppendDetails(o *event.Object) {
-	o.OptString("apiErrorStatus", d.APIErrorStatus)
-	optFloat(o, "durationApiMs", d.DurationAPIMs)
-	optFloat(o, "durationMs", d.DurationMs)
-	if d.IsError != nil {
-		o.Bool("isError", *d.IsError)
-	}
-	o.OptInt("linesSkipped", d.LinesSkipped)
-	if d.NumTurns != nil {
-		o.Int("numTurns", *d.NumTurns)
-	}
-	if d.PermissionDenials != nil {
-		o.Int("permissionDenials", *d.PermissionDenials)
-	}
-	o.String("reportedBy", d.ReportedBy)
-	o.OptInt("results", d.Results)
-	o.OptString("sessionId", d.SessionID)
-	o.OptString("stopReason", d.StopReason)
-	o.OptString("subtype", d.Subtype)
-	o.OptString("terminalReason", d.TerminalReason)
-	optFloat(o, "totalCostUsd", d.TotalCostUSD)
-	if d.Usage != nil {
-		o.Object("usage", d.Usage)
-	}
-	o.OptString("via", d.Via)
-}
-
 // AgentUsage is the agent's own count of model tokens, by kind.
 type AgentUsage struct {
 	CacheCreation *int64 `json:"cacheCreation,omitempty"`
@@ -374,37 +227,12 @@ type AgentUsage struct {
 	Output        *int64 `json:"output,omitempty"`
 }
 
-// AppendDetails implements event.Details.
-func (d AgentUsage) AppendDetails(o *event.Object) {
-	for _, m := range []struct {
-		k string
-		v *int64
-	}{{"cacheCreation", d.CacheCreation}, {"cacheRead", d.CacheRead}, {"input", d.Input}, {"output", d.Output}} {
-		if m.v != nil {
-			o.Int(m.k, *m.v)
-		}
-	}
-}
-
 // AgentOutputUnread is the "agentOutputUnread" member of a launched
 // process's terminal event: bytes of the agent's output that passed
 // through but could not be read in time.
 type AgentOutputUnread struct {
 	Bytes  int64  `json:"bytes"`
 	Reason string `json:"reason"`
-}
-
-// AppendDetails implements event.Details.
-func (d AgentOutputUnread) AppendDetails(o *event.Object) {
-	o.Int("bytes", d.Bytes)
-	o.String("reason", d.Reason)
-}
-
-// optFloat writes k: *v unless v is nil, as encoding/json writes a float64.
-func optFloat(o *event.Object, k string, v *float64) {
-	if v != nil {
-		o.Float(k, *v)
-	}
 }
 
 // Facts is what an agent said about a session or sub-agent besides what
@@ -459,44 +287,6 @@ func (f *Facts) IsZero() bool {
 		f.Transcript == "" && len(f.Usage) == 0 && f.Version == ""
 }
 
-// AppendDetails implements event.Details.
-func (f Facts) AppendDetails(o *event.Object) {
-	o.OptInt("backgroundTasksRunning", f.BackgroundTasksRunning)
-	o.OptString("cliVersion", f.CLIVersion)
-	o.OptString("cwd", f.Cwd)
-	if f.DurationMs != nil {
-		o.Int("durationMs", *f.DurationMs)
-	}
-	if f.Error != nil {
-		o.String("error", *f.Error)
-	}
-	if f.ExitCode != nil {
-		o.Int("exitCode", *f.ExitCode)
-	}
-	if f.Interrupted {
-		o.Bool("interrupted", true)
-	}
-	o.OptString("kind", f.Kind)
-	o.OptString("model", f.Model)
-	o.OptString("notification", f.Notification)
-	o.OptString("originator", f.Originator)
-	o.OptString("permissionMode", f.PermissionMode)
-	o.OptInt("pid", f.PID)
-	o.OptString("reason", f.Reason)
-	o.OptString("registry", f.Registry)
-	if f.RolloutProof != nil {
-		o.Object("rolloutProof", f.RolloutProof)
-	}
-	o.OptString("state", f.State)
-	o.OptString("status", f.Status)
-	o.OptString("toolUseId", f.ToolUseID)
-	o.OptString("transcript", f.Transcript)
-	if len(f.Usage) > 0 {
-		o.Object("usage", f.Usage)
-	}
-	o.OptString("version", f.Version)
-}
-
 // RolloutFacts is a codex rollout proof as a session's created event
 // reports it: the rollout, its thread, the pids from the observed process
 // down to the holder, and the holder's {pid, startTime}.
@@ -509,30 +299,19 @@ type RolloutFacts struct {
 	ThreadID   string      `json:"threadId"`
 }
 
-// AppendDetails implements event.Details.
-func (d RolloutFacts) AppendDetails(o *event.Object) {
-	chain := d.Chain
-	if chain == nil {
-		chain = []int{}
+// MarshalJSON writes an empty chain as [] (never null).
+func (d RolloutFacts) MarshalJSON() ([]byte, error) {
+	type own RolloutFacts
+	if d.Chain == nil {
+		d.Chain = []int{}
 	}
-	o.Ints("chain", chain)
-	o.String("evidence", d.Evidence)
-	o.Object("holder", d.Holder)
-	o.Bool("ownSession", d.OwnSession)
-	o.String("rollout", d.Rollout)
-	o.String("threadId", d.ThreadID)
+	return json.Marshal(own(d))
 }
 
 // HolderFacts is the process holding a rollout open.
 type HolderFacts struct {
 	PID       int   `json:"pid"`
 	StartTime int64 `json:"startTime"`
-}
-
-// AppendDetails implements event.Details.
-func (d HolderFacts) AppendDetails(o *event.Object) {
-	o.Int("pid", int64(d.PID))
-	o.Int("startTime", d.StartTime)
 }
 
 // NamedCount is one named count of NamedCounts.
@@ -571,23 +350,20 @@ func (c NamedCounts) Get(name string) (int64, bool) {
 	return 0, false
 }
 
-// AppendDetails implements event.Details.
-func (c NamedCounts) AppendDetails(o *event.Object) {
-	for _, e := range c {
-		if e.Redacted || redact.SensitiveKey(e.Name) {
-			o.String(e.Name, redact.Marker)
-			continue
-		}
-		o.Int(e.Name, e.N)
-	}
-}
-
 // MarshalJSON implements json.Marshaler.
 func (c NamedCounts) MarshalJSON() ([]byte, error) {
 	if c == nil {
 		return []byte("null"), nil
 	}
-	return event.MarshalDetails(c)
+	m := make(map[string]any, len(c))
+	for _, e := range c {
+		if e.Redacted || redact.SensitiveKey(e.Name) {
+			m[e.Name] = redact.Marker
+			continue
+		}
+		m[e.Name] = e.N
+	}
+	return json.Marshal(m)
 }
 
 // UnmarshalJSON reads an object of counts; a member that is not an

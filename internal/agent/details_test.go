@@ -35,12 +35,12 @@ func agentExamples(s1, s2 string, n int64, f float64, b bool) []event.Details {
 	}
 }
 
-func TestAgentDetailsMatchEncodingJSON(t *testing.T) {
+func TestAgentDetailsRoundTrip(t *testing.T) {
 	for _, d := range agentExamples("claude-code", "Bearer abcdefghijklmnop", 42, 0.00084, true) {
-		eventtest.MatchEncodingJSON(t, d)
+		eventtest.RoundTrip(t, d)
 	}
 	for _, d := range agentExamples("", "x\"y\u2028", -1, 1e21, false) {
-		eventtest.MatchEncodingJSON(t, d)
+		eventtest.RoundTrip(t, d)
 	}
 }
 
@@ -51,7 +51,7 @@ func FuzzAgentDetails(f *testing.F) {
 			return // NaN and infinities are not JSON; the reference rewrites invalid UTF-8 twice
 		}
 		for _, d := range agentExamples(s1, s2, n, x, b) {
-			eventtest.MatchEncodingJSON(t, d)
+			eventtest.RoundTrip(t, d)
 		}
 	})
 }

@@ -276,16 +276,11 @@ func (c *Child) build(s Spec, seq int64) (event.Event, []byte, error) {
 	return ev, line, nil
 }
 
-// EncodeDetails encodes d as Emit writes it, redacted: every string value
-// of a typed shape passes through redact.Text as it is written (keys,
-// identities and numbers are not free text); FreeDetails, a caller's own
-// JSON, are redacted as a decoded value first (redact.Value: values under
-// sensitive keys replaced, strings redacted). With the activity text in
-// build, this is the one place an event's free text is redacted: the
-// event core never redacts.
+// EncodeDetails encodes d as Emit writes it, redacted: encoding/json's
+// encoding of the shape, decoded and passed through redact.Value (values
+// under sensitive keys replaced, every string redacted), written with its
+// keys sorted. With the activity text in build, this is the one place an
+// event's free text is redacted: the event core never redacts.
 func EncodeDetails(d event.Details) (json.RawMessage, error) {
-	if f, ok := d.(event.FreeDetails); ok {
-		d = event.FreeDetails(redact.Value(map[string]any(f)).(map[string]any))
-	}
-	return event.AppendDetails(make([]byte, 0, 256), d, redact.Text)
+	return event.EncodeDetails(d, redact.Value)
 }

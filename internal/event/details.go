@@ -3,7 +3,6 @@ package event
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 )
 
 // This file holds the details shapes the core's readers decode (the
@@ -39,35 +38,21 @@ func (c *Command) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, (*[]string)(c))
 }
 
-func (o *Object) command(k string, c Command) {
-	if c == nil {
-		o.String(k, "unknown")
-		return
-	}
-	o.Strings(k, c)
-}
-
 // Created is the created event of a launched child (lcwrap run).
 type Created struct {
 	Command             Command   `json:"command"`
 	HeartbeatIntervalMs int64     `json:"heartbeatIntervalMs"`
 	Profile             string    `json:"profile"`
-	Wrapper             *Identity `json:"wrapper"` // the lcwrap process: the lifecycle source
+	Wrapper             *Identity `json:"wrapper,omitempty"` // the lcwrap process: the lifecycle source
 	// Extra are the members an integration adds (the agent member of an
 	// agent run: internal/agent), written among these in key order.
 	Extra Members `json:"-"`
 }
 
-// AppendDetails implements Details.
-func (d Created) AppendDetails(o *Object) {
-	o.merge(d.Extra)
-	o.command("command", d.Command)
-	o.Int("heartbeatIntervalMs", d.HeartbeatIntervalMs)
-	o.String("profile", d.Profile)
-	if d.Wrapper != nil {
-		o.Identity("wrapper", *d.Wrapper)
-	}
-	o.endMerge()
+// MarshalJSON encodes d with its Extra members among its own.
+func (d Created) MarshalJSON() ([]byte, error) {
+	type own Created
+	return withMembers(own(d), d.Extra)
 }
 
 // AdoptedCreated is the created event of an adopted process: its
@@ -81,19 +66,6 @@ type AdoptedCreated struct {
 	PID         int     `json:"pid"`
 	StartClock  string  `json:"startClock,omitempty"`
 	StartTime   uint64  `json:"startTime"`
-}
-
-// AppendDetails implements Details.
-func (d AdoptedCreated) AppendDetails(o *Object) {
-	o.OptString("bootId", d.BootID)
-	o.command("command", d.Command)
-	o.String("executable", d.Executable)
-	o.OptString("host", d.Host)
-	o.String("observation", d.Observation)
-	o.Int("pid", int64(d.PID))
-	o.OptString("startClock", d.StartClock)
-	o.key("startTime")
-	o.b = strconv.AppendUint(o.b, d.StartTime, 10)
 }
 
 // Identity returns the adopted process's identity (nil when no pid was
@@ -119,24 +91,6 @@ type NotifyOrigin struct {
 	SenderPid int    `json:"senderPid,omitempty"`
 }
 
-func (n NotifyOrigin) append(o *Object) {
-	if n.Notify != "" {
-		o.String("notify", n.Notify)
-		o.Int("senderPid", int64(n.SenderPid))
-	}
-}
-
-// AppendDetails implements Details (a heartbeat from WATCHDOG=1).
-func (n NotifyOrigin) AppendDetails(o *Object) { n.append(o) }
-
-// AppendDetails implements Details.
-func (d StateChanged) AppendDetails(o *Object) {
-	if d.Child != nil {
-		o.Identity("child", *d.Child)
-	}
-	d.NotifyOrigin.append(o)
-}
-
 // Terminal is a terminal event's details, for every writer: lcwrap run
 // (claim, exit, cancel, leftovers, error, ready), lcwrap adopt (claim,
 // observation, exitStatus, check) and reconciliation (claim, exitStatus,
@@ -159,33 +113,10 @@ type Terminal struct {
 	Extra Members `json:"-"`
 }
 
-// AppendDetails implements Details.
-func (d Terminal) AppendDetails(o *Object) {
-	o.merge(d.Extra)
-	if d.Cancel != nil {
-		o.Object("cancel", d.Cancel)
-	}
-	o.OptString("check", d.Check)
-	if d.ChildProcess != nil {
-		o.Object("childProcess", d.ChildProcess)
-	}
-	o.String("claim", d.Claim)
-	o.OptString("error", d.Error)
-	if d.Exit != nil {
-		o.Object("exit", d.Exit)
-	}
-	o.OptString("exitStatus", d.ExitStatus)
-	if d.Leftovers != nil {
-		o.Object("leftovers", d.Leftovers)
-	}
-	o.OptString("observation", d.Observation)
-	if d.Ready != nil {
-		o.Bool("ready", *d.Ready)
-	}
-	if d.Reconciliation != nil {
-		o.Object("reconciliation", d.Reconciliation)
-	}
-	o.endMerge()
+// MarshalJSON encodes d with its Extra members among its own.
+func (d Terminal) MarshalJSON() ([]byte, error) {
+	type own Terminal
+	return withMembers(own(d), d.Extra)
 }
 
 // Exit is how a process ended: a code, a signal, or a status ("unknown")
@@ -200,28 +131,33 @@ type Exit struct {
 	Status       string `json:"status,omitempty"`
 }
 
-// ExitCode is the exit of a process that exited with code n.
-func ExitCode(n int) *Exit { return &Exit{Code: &n} }
-
-// AppendDetails implements Details: {code}, {coreDumped, signal,
-// signalNumber} or {error, status}.
-func (e *Exit) AppendDetails(o *Object) {
+// MarshalJSON encodes one of the three shapes of an exit: {code},
+// {coreDumped, signal, signalNumber} or {error, status}.
+func (e Exit) MarshalJSON() ([]byte, error) {
 	switch {
 	case e.Status != "":
-		o.String("error", e.Error)
-		o.String("status", e.Status)
+		return json.Marshal(struct {
+			Error  string `json:"error"`
+			Status string `json:"status"`
+		}{e.Error, e.Status})
 	case e.Signal != "":
-		o.Bool("coreDumped", e.CoreDumped)
-		o.String("signal", e.Signal)
-		o.Int("signalNumber", int64(e.SignalNumber))
-	default:
-		var n int
-		if e.Code != nil {
-			n = *e.Code
-		}
-		o.Int("code", int64(n))
+		return json.Marshal(struct {
+			CoreDumped   bool   `json:"coreDumped"`
+			Signal       string `json:"signal"`
+			SignalNumber int    `json:"signalNumber"`
+		}{e.CoreDumped, e.Signal, e.SignalNumber})
 	}
+	var code int
+	if e.Code != nil {
+		code = *e.Code
+	}
+	return json.Marshal(struct {
+		Code int `json:"code"`
+	}{code})
 }
+
+// ExitCode is the exit of a process that exited with code n.
+func ExitCode(n int) *Exit { return &Exit{Code: &n} }
 
 // Cancel is the cancel request lcwrap delivered: the signal, who made it
 // ("signal", "timeout", "ready-timeout", "context") and when.
@@ -239,13 +175,6 @@ const (
 	CancelByContext      = "context" // the program running supervise cancelled it
 )
 
-// AppendDetails implements Details.
-func (c *Cancel) AppendDetails(o *Object) {
-	o.String("at", c.At)
-	o.String("by", c.By)
-	o.String("signal", c.Signal)
-}
-
 // Leftovers are processes of the child's group that outlived it: Count
 // is exact, Pids lists at most 64; Action is "reported" or "terminated".
 type Leftovers struct {
@@ -254,28 +183,12 @@ type Leftovers struct {
 	Pids   []int  `json:"pids"`
 }
 
-// AppendDetails implements Details.
-func (l *Leftovers) AppendDetails(o *Object) {
-	o.String("action", l.Action)
-	o.Int("count", int64(l.Count))
-	o.Ints("pids", l.Pids)
-}
-
 // ProcessCheck is one identity check: which process, and what the
 // process table said about it (alive, gone or unknown, and why).
 type ProcessCheck struct {
 	Identity Identity `json:"identity"`
 	Status   string   `json:"status"`
 	Reason   string   `json:"reason"`
-}
-
-// AppendDetails implements Details.
-func (c *ProcessCheck) AppendDetails(o *Object) {
-	o.Identity("identity", c.Identity)
-	o.key("status")
-	o.b = AppendString(o.b, c.Status)
-	o.key("reason")
-	o.b = AppendString(o.b, c.Reason)
 }
 
 // Reconciliation is a lost event's account of the check that proved its
@@ -288,15 +201,6 @@ type Reconciliation struct {
 	StaleReason string   `json:"staleReason,omitempty"` // heartbeat-deadline | omitted-by-snapshot
 }
 
-// AppendDetails implements Details.
-func (r *Reconciliation) AppendDetails(o *Object) {
-	o.String("checked", r.Checked)
-	o.Identity("identity", r.Identity)
-	o.String("reason", r.Reason)
-	o.String("result", r.Result)
-	o.OptString("staleReason", r.StaleReason)
-}
-
 // Correction is a reconciliation event's details: the state a complete
 // snapshot corrected (Before "" when none was known) and the snapshot.
 type Correction struct {
@@ -307,17 +211,17 @@ type Correction struct {
 	SnapshotSource string `json:"snapshotSource"`
 }
 
-// AppendDetails implements Details (before is null when empty).
-func (c Correction) AppendDetails(o *Object) {
-	o.String("after", c.After)
-	if c.Before == "" {
-		o.Null("before")
-	} else {
-		o.String("before", c.Before)
+// MarshalJSON encodes c with before null when no state was known.
+func (c Correction) MarshalJSON() ([]byte, error) {
+	type own Correction
+	var before *string
+	if c.Before != "" {
+		before = &c.Before
 	}
-	o.String("snapshotEpoch", c.SnapshotEpoch)
-	o.String("snapshotId", c.SnapshotID)
-	o.String("snapshotSource", c.SnapshotSource)
+	return json.Marshal(struct {
+		own
+		Before *string `json:"before"`
+	}{own(c), before})
 }
 
 // Omission is a diagnostic's account of complete snapshots that left a
@@ -337,30 +241,10 @@ type Omission struct {
 // omission alone.
 const IntentStaleUnknown = "stale-unknown"
 
-// AppendDetails implements Details (members in declaration order, as
-// they have always been written).
-func (m *Omission) AppendDetails(o *Object) {
-	o.key("snapshotId")
-	o.b = AppendString(o.b, m.SnapshotID)
-	o.key("snapshotSource")
-	o.b = AppendString(o.b, m.SnapshotSource)
-	o.key("snapshotEpoch")
-	o.b = AppendString(o.b, m.SnapshotEpoch)
-	o.Int("consecutiveMisses", int64(m.ConsecutiveMisses))
-	o.Int("grace", int64(m.Grace))
-	if m.Intent != "" {
-		o.key("intent")
-		o.b = AppendString(o.b, m.Intent)
-	}
-}
-
 // OmissionDiagnostic carries an Omission.
 type OmissionDiagnostic struct {
 	Omission *Omission `json:"omission"`
 }
-
-// AppendDetails implements Details.
-func (d OmissionDiagnostic) AppendDetails(o *Object) { o.Object("omission", d.Omission) }
 
 // CancelRequested is the diagnostic lcwrap cancel writes before it sends
 // the signal, once the wrapper's authority is verified.
@@ -372,39 +256,18 @@ type CancelRequested struct {
 	Wrapper     Identity `json:"wrapper"`
 }
 
-// AppendDetails implements Details.
-func (d CancelRequested) AppendDetails(o *Object) {
-	o.OptString("reason", d.Reason)
-	o.String("request", d.Request)
-	o.Identity("requestedBy", d.RequestedBy)
-	o.String("signal", d.Signal)
-	o.Identity("wrapper", d.Wrapper)
-}
-
 // CancelNotDelivered is the diagnostic for a recorded cancel request that
 // did not reach the wrapper.
 type CancelNotDelivered struct {
-	Error   string `json:"error"`
-	Request string `json:"request"` // "cancel"
-}
-
-// AppendDetails implements Details (delivered is always false).
-func (d CancelNotDelivered) AppendDetails(o *Object) {
-	o.Bool("delivered", false)
-	o.String("error", d.Error)
-	o.String("request", d.Request)
+	Delivered bool   `json:"delivered"` // always false
+	Error     string `json:"error"`
+	Request   string `json:"request"` // "cancel"
 }
 
 // LifecycleSource names the source and epoch of a child's created event.
 type LifecycleSource struct {
 	Source      string `json:"source"`
 	SourceEpoch string `json:"sourceEpoch"`
-}
-
-// AppendDetails implements Details.
-func (l *LifecycleSource) AppendDetails(o *Object) {
-	o.String("source", l.Source)
-	o.String("sourceEpoch", l.SourceEpoch)
 }
 
 // SnapshotDetails are the details of one child of the snapshot lcwrap
@@ -418,41 +281,7 @@ type SnapshotDetails struct {
 	Result          string           `json:"result"` // ended | alive | gone
 }
 
-// AppendDetails implements Details.
-func (d SnapshotDetails) AppendDetails(o *Object) {
-	o.String("checked", d.Checked)
-	if d.ChildProcess != nil {
-		o.Object("childProcess", d.ChildProcess)
-	}
-	if d.Identity != nil {
-		o.Identity("identity", *d.Identity)
-	}
-	if d.LifecycleSource != nil {
-		o.Object("lifecycleSource", d.LifecycleSource)
-	}
-	o.String("reason", d.Reason)
-	o.String("result", d.Result)
-}
-
 // FreeDetails are details a caller of lcwrap emit supplied as one JSON
 // object: not a shape of lcwrap's, written as given, keys sorted (emit
-// redacts them as a decoded value first: redact.Value). The text filter
-// of AppendDetails does not apply to them.
+// redacts them as it redacts every shape: redact.Value).
 type FreeDetails map[string]any
-
-// AppendDetails implements Details.
-func (d FreeDetails) AppendDetails(o *Object) {
-	b, err := AppendValue(nil, map[string]any(d))
-	if err != nil {
-		o.fail(err)
-		return
-	}
-	// b is {...}: splice its members into o.
-	if inner := b[1 : len(b)-1]; len(inner) > 0 {
-		if o.n > 0 {
-			o.b = append(o.b, ',')
-		}
-		o.n++
-		o.b = append(o.b, inner...)
-	}
-}

@@ -15,28 +15,13 @@ import (
 // reference, copied from the writers as they were); the differential test
 // holds the typed encoding to that one byte for byte, redaction included.
 
-// oldProcessCheck is the struct the maps used to carry (encoded through
-// encoding/json, unredacted).
-type oldProcessCheck struct {
-	Identity event.Identity `json:"identity"`
-	Status   string         `json:"status"`
-	Reason   string         `json:"reason"`
-}
-
-type oldOmission struct {
-	SnapshotID        string `json:"snapshotId"`
-	SnapshotSource    string `json:"snapshotSource"`
-	SnapshotEpoch     string `json:"snapshotEpoch"`
-	ConsecutiveMisses int    `json:"consecutiveMisses"`
-	Grace             int    `json:"grace"`
-	Intent            string `json:"intent,omitempty"`
-}
-
-func oldCheck(c *event.ProcessCheck) *oldProcessCheck {
+// oldCheck is the process check the maps used to carry, as a struct,
+// unredacted; every string of it is redacted now.
+func oldCheck(c *event.ProcessCheck) map[string]any {
 	if c == nil {
 		return nil
 	}
-	return &oldProcessCheck{c.Identity, c.Status, c.Reason}
+	return map[string]any{"identity": c.Identity, "status": c.Status, "reason": c.Reason}
 }
 
 func oldExit(e *event.Exit) map[string]any {
@@ -51,6 +36,14 @@ func oldExit(e *event.Exit) map[string]any {
 
 func oldLeftovers(l *event.Leftovers) map[string]any {
 	return map[string]any{"count": l.Count, "pids": l.Pids, "action": l.Action}
+}
+
+// oldSender sets the sender's pid as the old writers did, but for an
+// unknown sender (0), which encoding/json now leaves out (omitempty).
+func oldSender(m map[string]any, pid int) {
+	if pid != 0 {
+		m["senderPid"] = pid
+	}
 }
 
 func oldShape(t *testing.T, d event.Details) any {
@@ -75,14 +68,17 @@ func oldShape(t *testing.T, d event.Details) any {
 	case event.StateChanged:
 		m := map[string]any{}
 		if d.Notify != "" {
-			m["notify"], m["senderPid"] = d.Notify, d.SenderPid
+			m["notify"] = d.Notify
+			oldSender(m, d.SenderPid)
 		}
 		if d.Child != nil {
 			m["child"] = map[string]any{"pid": d.Child.PID, "startTime": d.Child.StartTime}
 		}
 		return m
 	case event.NotifyOrigin:
-		return map[string]any{"notify": d.Notify, "senderPid": d.SenderPid}
+		m := map[string]any{"notify": d.Notify}
+		oldSender(m, d.SenderPid)
+		return m
 	case event.Terminal:
 		m := map[string]any{"claim": d.Claim}
 		if d.Exit != nil {
@@ -128,7 +124,14 @@ func oldShape(t *testing.T, d event.Details) any {
 		return map[string]any{"before": before, "after": d.After, "snapshotId": d.SnapshotID, "snapshotSource": d.SnapshotSource, "snapshotEpoch": d.SnapshotEpoch}
 	case event.OmissionDiagnostic:
 		o := d.Omission
-		return map[string]any{"omission": oldOmission{o.SnapshotID, o.SnapshotSource, o.SnapshotEpoch, o.ConsecutiveMisses, o.Grace, o.Intent}}
+		// Written as a struct before, unredacted and in declaration
+		// order; every string of it is redacted now, keys sorted.
+		m := map[string]any{"snapshotId": o.SnapshotID, "snapshotSource": o.SnapshotSource, "snapshotEpoch": o.SnapshotEpoch,
+			"consecutiveMisses": o.ConsecutiveMisses, "grace": o.Grace}
+		if o.Intent != "" {
+			m["intent"] = o.Intent
+		}
+		return map[string]any{"omission": m}
 	case event.CancelRequested:
 		m := map[string]any{"request": d.Request, "requestedBy": d.RequestedBy, "wrapper": d.Wrapper, "signal": d.Signal}
 		if d.Reason != "" {

@@ -5,8 +5,9 @@
 //
 //   - The schema: Event, Kind, State, Lineage, capabilities (omitted ones
 //     normalize to unknown, never known), snapshots, and the details
-//     shapes its readers decode (details.go, docs/events.md), encoded
-//     without reflection by Object, byte for byte as encoding/json would.
+//     shapes its readers decode (details.go, docs/events.md), each
+//     encoded by encoding/json (EncodeDetails: keys sorted, a caller's
+//     filter applied to the decoded object).
 //   - One transition table (transition.go): producers take a subset of its
 //     edges, readers apply all of it; a refused change is a
 //     *TransitionError.
@@ -29,7 +30,7 @@
 //
 // # What it refuses to claim
 //
-// It never redacts: a text filter comes from the caller (emit redacts
+// It never redacts: a filter comes from the caller (emit redacts
 // what it builds, a Decoder's caller what a diagnostic keeps). It holds
 // no integration's payloads: an agent's, codex's, notify's or the restart
 // policy's shapes live with their writers, which add members to Created

@@ -3,29 +3,19 @@ package event
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 )
 
-// This file holds the JSON writing the details encoders share (Object):
-// strings escaped as encoding/json escapes them with HTML escaping off, raw
-// JSON compacted, decoded-JSON values. The differential tests in
-// encode_test.go hold them to encoding/json. The event envelope itself is
-// written by encoding/json (Event.Marshal): a hand-written envelope
-// encoder did not earn its place (docs/design.md, "Decisions").
-
-// appendCompact appends raw JSON without insignificant whitespace, as
-// encoding/json does for a json.RawMessage. Raw JSON that is not valid is
-// appended as the JSON string it would otherwise be lost as; Validate
-// rejects such details before any event is written.
-func appendCompact(b []byte, raw []byte) []byte {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return AppendString(b, string(raw))
-	}
-	return append(b, buf.Bytes()...)
-}
+// This file holds the JSON writing of decoded values (EncodeDetails writes
+// every details object through it, keys sorted): strings escaped as
+// encoding/json escapes them with HTML escaping off, raw JSON compacted.
+// The differential tests in encode_test.go hold them to encoding/json.
+// The event envelope itself is written by encoding/json (Event.Marshal);
+// hand-written envelope and details encoders did not earn their place
+// (docs/design.md, "Decisions").
 
 const hexDigits = "0123456789abcdef"
 
@@ -92,6 +82,11 @@ func AppendValue(b []byte, v any) ([]byte, error) {
 		return append(b, "null"...), nil
 	case string:
 		return AppendString(b, t), nil
+	case json.Number:
+		if !json.Valid([]byte(t)) {
+			return b, errors.New("not a JSON number: " + strconv.Quote(string(t)))
+		}
+		return append(b, t...), nil
 	case bool:
 		return strconv.AppendBool(b, t), nil
 	case int:

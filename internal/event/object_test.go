@@ -3,13 +3,14 @@ package event
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 )
 
 // strDetails is a one-member shape for the tests of Members.
-type strDetails struct{ v string }
-
-func (d strDetails) AppendDetails(o *Object) { o.String("v", d.v) }
+type strDetails struct {
+	V string `json:"v"`
+}
 
 // TestMembersMergeInKeyOrder: the members an integration adds are written
 // among the shape's own in key order, byte for byte as one map of all of
@@ -57,7 +58,7 @@ func TestMembersSet(t *testing.T) {
 	m.Set("b", strDetails{"3"})
 	SetPtr[strDetails](&m, "c", nil)
 	SetPtr(&m, "d", &strDetails{"4"})
-	if len(m) != 3 || m[0].Key != "a" || m[1].Key != "b" || m[1].Value.(strDetails).v != "3" || m[2].Key != "d" {
+	if len(m) != 3 || m[0].Key != "a" || m[1].Key != "b" || m[1].Value.(strDetails).V != "3" || m[2].Key != "d" {
 		t.Fatalf("%+v", m)
 	}
 	m.Set("a", nil)
@@ -67,22 +68,43 @@ func TestMembersSet(t *testing.T) {
 	}
 }
 
-// TestTextFilter: the caller's filter sees every string value a shape
-// writes, and nothing else (keys, identities, numbers).
-func TestTextFilter(t *testing.T) {
+// TestFilter: the caller's filter is given the whole decoded object, the
+// Extra members among the shape's own, and what it returns is written,
+// keys sorted, HTML characters as they are.
+func TestFilter(t *testing.T) {
 	id := Identity{PID: 4, StartTime: 5, BootID: "boot", Host: "host"}
-	d := Created{Command: Command{"a", "b"}, Profile: "p", Wrapper: &id, HeartbeatIntervalMs: 7, Extra: Members{{Key: "x", Value: strDetails{"c"}}}}
-	var seen []string
-	got, err := AppendDetails(nil, d, func(s string) string { seen = append(seen, s); return "<" + s + ">" })
+	d := Created{Command: Command{"a", "b<"}, Profile: "p", Wrapper: &id, HeartbeatIntervalMs: 7, Extra: Members{{Key: "x", Value: strDetails{"c"}}}}
+	var seen any
+	got, err := EncodeDetails(d, func(v any) any {
+		seen = v
+		m := v.(map[string]any)
+		m["profile"] = "filtered"
+		return m
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"command":["<a>","<b>"],"heartbeatIntervalMs":7,"profile":"<p>","wrapper":{"pid":4,"startTime":5,"bootId":"boot","host":"host"},"x":{"v":"<c>"}}`
-	if string(got) != want || len(seen) != 4 {
-		t.Fatalf("got %s (filter saw %q)", got, seen)
+	want := `{"command":["a","b<"],"heartbeatIntervalMs":7,"profile":"filtered","wrapper":{"bootId":"boot","host":"host","pid":4,"startTime":5},"x":{"v":"c"}}`
+	if string(got) != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if m, ok := seen.(map[string]any); !ok || m["x"] == nil {
+		t.Fatalf("the filter saw %#v", seen)
 	}
 	plain, _ := MarshalDetails(d)
-	if bytes.Contains(plain, []byte("<")) {
-		t.Fatalf("MarshalDetails filtered: %s", plain)
+	if bytes.Contains(plain, []byte("filtered")) || !bytes.Contains(plain, []byte(`"b<"`)) {
+		t.Fatalf("MarshalDetails: %s", plain)
+	}
+}
+
+// TestEncodeDetailsRefuses: a value that is not an object, and a float
+// JSON cannot hold, are errors, never a line.
+func TestEncodeDetailsRefuses(t *testing.T) {
+	for _, d := range []Details{"text", []int{1}, struct {
+		F float64 `json:"f"`
+	}{math.NaN()}} {
+		if b, err := MarshalDetails(d); err == nil {
+			t.Errorf("%#v: encoded as %s", d, b)
+		}
 	}
 }

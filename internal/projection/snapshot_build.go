@@ -6,8 +6,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
 // SnapshotSource is the source of the snapshots `lcwrap snapshot` builds.
@@ -125,9 +125,10 @@ func (it snapshotItem) check(table event.ProcTable, blockedAt int64) (event.Snap
 	return event.SnapshotChild{}, "its " + f.Checked + " cannot be checked from here: " + f.Check.Reason
 }
 
-// details encodes snapshot details, redacted. They hold only strings,
-// numbers and identities, so encoding cannot fail.
+// details encodes snapshot details, redacted as emit redacts every
+// event's details. They hold only strings, numbers and identities, so
+// encoding cannot fail.
 func details(d event.SnapshotDetails) json.RawMessage {
-	b, _ := event.AppendDetails(nil, d, redact.Text)
+	b, _ := emit.EncodeDetails(d)
 	return b
 }

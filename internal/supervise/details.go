@@ -1,6 +1,8 @@
 package supervise
 
 import (
+	"encoding/json"
+
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
 )
@@ -19,30 +21,11 @@ type ActivityDetails struct {
 	Output string `json:"output,omitempty"`
 }
 
-// AppendDetails implements Details.
-func (d ActivityDetails) AppendDetails(o *event.Object) {
-	if d.Notify != "" {
-		o.String("notify", d.Notify)
-	}
-	if d.Notify == "" || d.Output != "" {
-		o.String("output", d.Output)
-	}
-	if d.Notify != "" {
-		o.Int("senderPid", int64(d.SenderPid))
-	}
-}
-
 // LeftoversDiagnostic is the diagnostic just before a terminal event
 // with leftovers.
 type LeftoversDiagnostic struct {
 	Leftovers *event.Leftovers `json:"leftovers"`
 	Message   string           `json:"message"`
-}
-
-// AppendDetails implements Details.
-func (d LeftoversDiagnostic) AppendDetails(o *event.Object) {
-	o.Object("leftovers", d.Leftovers)
-	o.String("message", d.Message)
 }
 
 // NotifyProblem is a notify datagram that was not, or not wholly,
@@ -56,34 +39,27 @@ type NotifyProblem struct {
 	Suppressed int    `json:"suppressed,omitempty"`
 }
 
-// AppendDetails implements Details.
-// The suppressed problem is {problem, reason, suppressed}; the others
-// always carry bytes.
-func (p *NotifyProblem) AppendDetails(o *event.Object) {
-	counting := p.Problem == notify.Suppressed
-	if !counting {
-		o.Int("bytes", int64(p.Bytes))
+// MarshalJSON writes the suppressed problem as {problem, reason,
+// suppressed, senderPid when known}; the others always carry bytes.
+func (p NotifyProblem) MarshalJSON() ([]byte, error) {
+	type own NotifyProblem
+	if p.Problem == notify.Suppressed {
+		p.Bytes = 0
+		return json.Marshal(struct {
+			own
+			Suppressed int `json:"suppressed"`
+		}{own(p), p.Suppressed})
 	}
-	o.OptString("excerpt", p.Excerpt)
-	o.String("problem", p.Problem)
-	o.String("reason", p.Reason)
-	if p.SenderPid > 0 {
-		o.Int("senderPid", int64(p.SenderPid))
-	}
-	if counting {
-		o.Int("suppressed", int64(p.Suppressed))
-	} else {
-		o.OptInt("suppressed", int64(p.Suppressed))
-	}
+	return json.Marshal(struct {
+		own
+		Bytes int `json:"bytes"`
+	}{own(p), p.Bytes})
 }
 
 // NotifyDiagnostic is a diagnostic about the notify socket.
 type NotifyDiagnostic struct {
 	Notify *NotifyProblem `json:"notify"`
 }
-
-// AppendDetails implements Details.
-func (d NotifyDiagnostic) AppendDetails(o *event.Object) { o.Object("notify", d.Notify) }
 
 // RestartReport is what a restart policy did after an attempt: the next
 // attempt (NextChildID, DelayMs), or why none follows (Stopped, with the
@@ -99,24 +75,18 @@ type RestartReport struct {
 	Stopped     string `json:"stopped,omitempty"`
 }
 
-// AppendDetails implements Details. A next attempt always carries
-// delayMs and nextAttempt, even when 0.
-func (r *RestartReport) AppendDetails(o *event.Object) {
-	next := r.NextChildID != ""
-	o.OptString("at", r.At)
-	if next {
-		o.Int("delayMs", r.DelayMs)
+// MarshalJSON writes a next attempt with delayMs and nextAttempt even
+// when 0.
+func (r RestartReport) MarshalJSON() ([]byte, error) {
+	type own RestartReport
+	if r.NextChildID == "" {
+		return json.Marshal(own(r))
 	}
-	o.OptInt("maxAttempts", int64(r.MaxAttempts))
-	if next {
-		o.Int("nextAttempt", r.NextAttempt)
-		o.String("nextChildId", r.NextChildID)
-	} else {
-		o.OptInt("nextAttempt", r.NextAttempt)
-	}
-	o.String("policy", r.Policy)
-	o.OptString("signal", r.Signal)
-	o.OptString("stopped", r.Stopped)
+	return json.Marshal(struct {
+		own
+		DelayMs     int64 `json:"delayMs"`
+		NextAttempt int64 `json:"nextAttempt"`
+	}{own(r), r.DelayMs, r.NextAttempt})
 }
 
 // RestartDiagnostic is the diagnostic after an attempt under a restart
@@ -124,10 +94,4 @@ func (r *RestartReport) AppendDetails(o *event.Object) {
 type RestartDiagnostic struct {
 	Message string         `json:"message"`
 	Restart *RestartReport `json:"restart"`
-}
-
-// AppendDetails implements Details.
-func (d RestartDiagnostic) AppendDetails(o *event.Object) {
-	o.String("message", d.Message)
-	o.Object("restart", d.Restart)
 }

@@ -16,10 +16,19 @@ import (
 func oldShape(t *testing.T, d event.Details) any {
 	switch d := d.(type) {
 	case ActivityDetails:
-		if d.Notify == "" {
-			return map[string]any{"output": d.Output}
+		// The old writers wrote an empty output and an unknown sender
+		// (0); encoding/json leaves them out (omitempty).
+		m := map[string]any{}
+		if d.Output != "" {
+			m["output"] = d.Output
 		}
-		return map[string]any{"notify": d.Notify, "senderPid": d.SenderPid}
+		if d.Notify != "" {
+			m["notify"] = d.Notify
+			if d.SenderPid != 0 {
+				m["senderPid"] = d.SenderPid
+			}
+		}
+		return m
 	case LeftoversDiagnostic:
 		l := d.Leftovers
 		return map[string]any{"leftovers": map[string]any{"count": l.Count, "pids": l.Pids, "action": l.Action}, "message": d.Message}
@@ -29,7 +38,7 @@ func oldShape(t *testing.T, d event.Details) any {
 			return map[string]any{"notify": map[string]any{"problem": p.Problem, "suppressed": p.Suppressed, "reason": p.Reason}}
 		}
 		m := map[string]any{"problem": p.Problem, "reason": p.Reason, "bytes": p.Bytes}
-		if p.SenderPid > 0 {
+		if p.SenderPid != 0 { // a nonsense negative pid is written as it is now
 			m["senderPid"] = p.SenderPid
 		}
 		if p.Excerpt != "" {

@@ -42,6 +42,33 @@ func Lcwrap(t TB) string {
 	return lcwrapBin
 }
 
+var (
+	companionMu    sync.Mutex
+	companionBuilt = map[string]error{}
+)
+
+// Companion returns the path of lcwrap's companion program name
+// (lcwrap-top, lcwrap-serve: cmd/NAME) built beside Lcwrap's binary, where
+// lcwrap looks for it first; once per name and test process.
+func Companion(t TB, name string) string {
+	t.Helper()
+	bin := filepath.Join(filepath.Dir(Lcwrap(t)), name)
+	companionMu.Lock()
+	defer companionMu.Unlock()
+	err, done := companionBuilt[name]
+	if !done {
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if out, berr := exec.Command(goTool, "build", "-o", bin, "github.com/lcwrap/lcwrap/cmd/"+name).CombinedOutput(); berr != nil {
+			err = fmt.Errorf("building %s: %v\n%s", name, berr, out)
+		}
+		companionBuilt[name] = err
+	}
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return bin
+}
+
 // envBin hands the binary Lcwrap built to a test re-run by Offline.
 const envBin = "LCWRAP_TEST_BIN"
 

@@ -35,17 +35,6 @@ type RolloutProof struct {
 	ThreadID         string         `json:"threadId"`
 }
 
-// AppendDetails implements event.Details.
-func (d RolloutProof) AppendDetails(o *event.Object) {
-	o.Ints("chain", d.Chain)
-	o.String("evidence", d.Evidence)
-	o.Identity("holder", d.Holder)
-	o.OptString("holderExecutable", d.HolderExecutable)
-	o.Bool("ownSession", d.OwnSession)
-	o.String("rollout", d.Rollout)
-	o.String("threadId", d.ThreadID)
-}
-
 // CodexDaemon is a descendant of the observed process that led a session
 // of its own (setsid) and was still alive when that process ended.
 type CodexDaemon struct {
@@ -53,14 +42,6 @@ type CodexDaemon struct {
 	Note       string         `json:"note"`
 	OwnSession bool           `json:"ownSession"`
 	Process    event.Identity `json:"process"`
-}
-
-// AppendDetails implements event.Details.
-func (d CodexDaemon) AppendDetails(o *event.Object) {
-	o.String("command", d.Command)
-	o.String("note", d.Note)
-	o.Bool("ownSession", d.OwnSession)
-	o.Identity("process", d.Process)
 }
 
 // CodexRollout is the "codexRollout" member of a launched process's
@@ -77,23 +58,6 @@ type CodexRollout struct {
 	Rollout   string        `json:"rollout"`
 }
 
-// AppendDetails implements event.Details.
-func (d CodexRollout) AppendDetails(o *event.Object) {
-	if len(d.Daemons) > 0 {
-		event.Objects(o, "daemons", d.Daemons)
-	}
-	o.OptString("lastCheck", d.LastCheck)
-	o.OptString("note", d.Note)
-	if d.Proof != nil {
-		o.Object("proof", d.Proof)
-	}
-	o.OptString("readError", d.ReadError)
-	if len(d.Refusals) > 0 {
-		o.Object("refusals", d.Refusals)
-	}
-	o.String("rollout", d.Rollout)
-}
-
 // RolloutProven is the diagnostic on an adopted codex process once its
 // session's rollout is proven (lcwrap adopt): the session is followed as
 // a child of it.
@@ -101,17 +65,6 @@ type RolloutProven struct {
 	Agent   string        `json:"agent"`
 	Message string        `json:"message"`
 	Proof   *RolloutProof `json:"proof"`
-}
-
-// AppendDetails implements event.Details.
-func (d RolloutProven) AppendDetails(o *event.Object) {
-	o.String("agent", d.Agent)
-	o.String("message", d.Message)
-	if d.Proof != nil {
-		o.Object("proof", d.Proof)
-	} else {
-		o.Null("proof")
-	}
 }
 
 // KeyCodexHooks is the key of the member a launched codex's terminal
@@ -132,23 +85,4 @@ type CodexHooks struct {
 	Payloads    int64        `json:"payloads"`
 	Registered  []string     `json:"registered,omitempty"`
 	Rejected    agent.IntMap `json:"rejected,omitempty"`
-}
-
-// AppendDetails implements event.Details.
-func (d CodexHooks) AppendDetails(o *event.Object) {
-	if d.BypassTrust {
-		o.Bool("bypassTrust", true)
-	}
-	o.String("command", d.Command)
-	if len(d.NotTrusted) > 0 {
-		o.Strings("notTrusted", d.NotTrusted)
-	}
-	o.OptString("note", d.Note)
-	o.Int("payloads", d.Payloads)
-	if len(d.Registered) > 0 {
-		o.Strings("registered", d.Registered)
-	}
-	if len(d.Rejected) > 0 {
-		o.Object("rejected", d.Rejected)
-	}
 }

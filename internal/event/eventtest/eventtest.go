@@ -1,12 +1,12 @@
-// Package eventtest holds the differential checks of details shapes for
-// the packages that keep their own (internal/agent, internal/agent/codex,
-// internal/supervise, internal/adopt): a shape's encoding, as emit writes
-// it (emit.EncodeDetails: redacted), against encoding/json's. It is for
-// tests only and promises nothing else.
+// Package eventtest holds the checks of details shapes for the packages
+// that keep their own (internal/agent, internal/agent/codex,
+// internal/supervise, internal/adopt): a shape as emit writes it
+// (emit.EncodeDetails: redacted) against the map its writer built before
+// shapes had types (MatchOld), and decoded back into its own type
+// (RoundTrip). It is for tests only and promises nothing else.
 package eventtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -16,11 +16,13 @@ import (
 	"github.com/lcwrap/lcwrap/internal/redact"
 )
 
-// MatchOld fails t unless d, as emit writes it, is byte for byte old (the
-// map its writer used to build before the shape had a type) encoded
-// through redact.Value and event.AppendValue, and unless decoding it into
-// d's type and encoding that again gives the same JSON (a reader's side;
-// not for FreeDetails).
+// MatchOld fails t unless d, as emit writes it, holds the members and
+// values of old (the map its writer used to build before the shape had a
+// type) encoded through redact.Value and event.AppendValue — the same
+// JSON value, keys in any order; a nested identity was written in its
+// own order then, sorted now — and unless decoding it into d's type and
+// encoding that again gives the same JSON (a reader's side; not for
+// FreeDetails).
 func MatchOld(t testing.TB, d event.Details, old any) {
 	t.Helper()
 	got, err := emit.EncodeDetails(d)
@@ -31,11 +33,12 @@ func MatchOld(t testing.TB, d event.Details, old any) {
 	if err != nil {
 		t.Fatalf("%T reference: %v", d, err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%T:\n got %s\nwant %s", d, got, want)
-	}
-	if !json.Valid(got) {
+	var gv, wv any
+	if err := json.Unmarshal(got, &gv); err != nil {
 		t.Fatalf("%T: invalid JSON %s", d, got)
+	}
+	if err := json.Unmarshal(want, &wv); err != nil || !reflect.DeepEqual(gv, wv) {
+		t.Fatalf("%T:\n got %s\nwant %s", d, got, want)
 	}
 	if _, free := d.(event.FreeDetails); free {
 		return // not a shape: nothing to decode into
@@ -53,17 +56,22 @@ func MatchOld(t testing.TB, d event.Details, old any) {
 	}
 }
 
-// MatchEncodingJSON fails t unless d, as emit writes it, is the JSON
-// encoding/json makes of the same value, redacted as a decoded value
-// (redact.Value). The members of an event.Created's or event.Terminal's
-// Extra are encoded by encoding/json too, each under its key.
-func MatchEncodingJSON(t testing.TB, d event.Details) {
+// RoundTrip fails t unless d, as emit writes it, is one JSON object that
+// decodes into d's type (a reader's side) and encodes again to the same
+// JSON value, with every member of an event.Created's or event.Terminal's
+// Extra present under its key. It is what holds a shape's MarshalJSON (a
+// shape that must look other than its fields) to its UnmarshalJSON and
+// its json tags.
+func RoundTrip(t testing.TB, d event.Details) {
 	t.Helper()
 	got, err := emit.EncodeDetails(d)
 	if err != nil {
 		t.Fatalf("%T: %v", d, err)
 	}
-	m := decoded(t, d)
+	var m map[string]any
+	if err := json.Unmarshal(got, &m); err != nil {
+		t.Fatalf("%T: not an object: %s", d, got)
+	}
 	var extra event.Members
 	switch c := d.(type) {
 	case event.Created:
@@ -72,31 +80,17 @@ func MatchEncodingJSON(t testing.TB, d event.Details) {
 		extra = c.Extra
 	}
 	for _, e := range extra {
-		m.(map[string]any)[e.Key] = decoded(t, e.Value)
+		if _, ok := m[e.Key]; !ok {
+			t.Fatalf("%T: member %q missing: %s", d, e.Key, got)
+		}
 	}
-	want, err := event.AppendValue(nil, redact.Value(m))
-	if err != nil {
-		t.Fatal(err)
+	back := reflect.New(reflect.TypeOf(d))
+	if err := json.Unmarshal(got, back.Interface()); err != nil {
+		t.Fatalf("%T: decoding %s: %v", d, got, err)
 	}
+	again, err := emit.EncodeDetails(back.Elem().Interface())
 	var x, y any
-	if json.Unmarshal(got, &x) != nil || json.Unmarshal(want, &y) != nil || !reflect.DeepEqual(x, y) {
-		t.Fatalf("%T:\n got %s\nwant %s", d, got, want)
+	if len(extra) == 0 && (err != nil || json.Unmarshal(got, &x) != nil || json.Unmarshal(again, &y) != nil || !reflect.DeepEqual(x, y)) {
+		t.Fatalf("%T round trip:\n got %s\nwant %s", d, again, got)
 	}
-}
-
-// decoded is v encoded by encoding/json and decoded into any (numbers
-// kept as written).
-func decoded(t testing.TB, v any) any {
-	t.Helper()
-	ref, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(ref))
-	dec.UseNumber()
-	var m any
-	if err := dec.Decode(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
