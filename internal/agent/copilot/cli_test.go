@@ -145,7 +145,7 @@ func states(evs []event.Event, sub bool) []string {
 func TestHeadlessSubagent(t *testing.T) {
 	testtool.Need(t, "copilot", installCopilot)
 	lc := testtool.Lcwrap(t)
-	needTop(t, lc)
+	testtool.Companion(t, "lcwrap-top") // built before Offline re-runs the test in its namespace
 	if !testtool.Offline(t) {
 		return
 	}
@@ -290,7 +290,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	testtool.Need(t, "copilot", installCopilot)
 	testtool.Need(t, "tmux", "apt-get install tmux")
 	lc := testtool.Lcwrap(t)
-	needTop(t, lc)
+	testtool.Companion(t, "lcwrap-top") // built before Offline re-runs the test in its namespace
 	if !testtool.Offline(t) {
 		return
 	}

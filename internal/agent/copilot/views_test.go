@@ -3,25 +3,9 @@ package copilot_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"testing"
 )
-
-// needTop builds lcwrap-top beside lc (where `lcwrap top` looks first),
-// once; call it before testtool.Offline (the build may need the module
-// cache only, but not inside the namespace).
-func needTop(t *testing.T, lc string) {
-	t.Helper()
-	top := filepath.Join(filepath.Dir(lc), "lcwrap-top")
-	if _, err := os.Stat(top); err == nil {
-		return
-	}
-	if out, err := exec.Command("go", "build", "-o", top, "../../../cmd/lcwrap-top").CombinedOutput(); err != nil {
-		t.Fatalf("go build lcwrap-top: %v\n%s", err, out)
-	}
-}
 
 // top runs `lcwrap top` on the world's journal in a tmux pane of its own
 // (150×rows), sends keys (if any), waits until the pane shows every one of

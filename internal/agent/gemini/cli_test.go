@@ -320,7 +320,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	testtool.Need(t, "gemini", installGemini)
 	testtool.Need(t, "tmux", "apt-get install tmux")
 	lc := testtool.Lcwrap(t)
-	needTop(t, lc)
+	testtool.Companion(t, "lcwrap-top") // built before Offline re-runs the test in its namespace
 	if !testtool.Offline(t) {
 		return
 	}

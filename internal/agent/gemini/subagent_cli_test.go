@@ -24,7 +24,7 @@ import (
 func TestHeadlessSubagent(t *testing.T) {
 	testtool.Need(t, "gemini", installGemini)
 	lc := testtool.Lcwrap(t)
-	needTop(t, lc)
+	testtool.Companion(t, "lcwrap-top") // built before Offline re-runs the test in its namespace
 	if !testtool.Offline(t) {
 		return
 	}
