@@ -39,6 +39,8 @@ var captured = map[string]string{
 	"agent-waiting":             "examples/agent TestREADMERun",
 	"agent-ended":               "examples/agent TestREADMERun",
 	"agent-interrupted":         "internal/agent/claudecode TestInteractiveInterrupt",
+	"opencode-status":           "internal/agent/opencode TestTUIPermission",
+	"opencode-top":              "internal/agent/opencode TestTUIPermission",
 }
 
 func TestEveryCaptureIsRun(t *testing.T) {

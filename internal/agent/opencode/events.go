@@ -115,7 +115,7 @@ type msgUsage struct {
 // unrecognised Outcome naming only the event's type.
 func (m *Mapper) Map(data []byte) agent.Outcome {
 	var e busEvent
-	if !utf8.Valid(data) || json.Unmarshal(data, &e) != nil {
+	if !jsonObject(data, &e) {
 		return agent.Unrecognize("", "(event that is not a JSON object)")
 	}
 	m.mu.Lock()
@@ -347,4 +347,9 @@ func (m *Mapper) Heartbeats() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.beats
+}
+
+// jsonObject decodes data (valid UTF-8 only) into v.
+func jsonObject(data []byte, v any) bool {
+	return utf8.Valid(data) && json.Unmarshal(data, v) == nil
 }
