@@ -155,7 +155,7 @@ var masks = []struct {
 	{regexp.MustCompile(`\b\d\d:\d\d:\d\d\b`), "TIME"},
 	{regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), "UUID"},
 	{regexp.MustCompile(`\bses_[0-9A-Za-z]+(-[a-z0-9]{8}\b)?`), "SESSION"}, // opencode's session ids (and a run tag after them)
-	{regexp.MustCompile(`\b[a-z0-9]{8}-[a-z0-9]{8}\b`), "EPOCH"}, // a run's sourceEpoch
+	{regexp.MustCompile(`\b[a-z0-9]{8}-[a-z0-9]{8}\b`), "EPOCH"},           // a run's sourceEpoch
 	// The machine's, and (check) which of two observers was first.
 	{regexp.MustCompile(`"(host|executable|check)":"[^"]*"`), `"$1":"X"`},
 	{regexp.MustCompile(`/tmp(/[A-Za-z0-9._-]+)+`), "/tmp/X"},
