@@ -192,7 +192,7 @@ func adoptServer(ctx context.Context, req agent.AdoptRequest, addr string, linea
 		<-a.done
 		return nil, err
 	}
-	req.Sayf("following opencode's server at http://%s as %s: its sessions from now on; ^C to stop", addr, a.server.ID())
+	req.Sayf("following opencode's server as %s: its sessions from now on, until it stops listening; ^C to stop", a.server.ID())
 	return a, nil
 }
 
@@ -232,9 +232,13 @@ type pidAdoption struct {
 	once   sync.Once
 }
 
-// provePoll is how often an adopted process's sockets are looked at until
-// its server listens.
-const provePoll = 200 * time.Millisecond
+// provePoll is how often an adopted process's sockets are first looked
+// at until its server listens; the wait doubles up to provePollMax (a
+// look reads the process table).
+const (
+	provePoll    = 200 * time.Millisecond
+	provePollMax = 5 * time.Second
+)
 
 func adoptPID(req agent.AdoptRequest, t agent.PIDTarget) *pidAdoption {
 	a := &pidAdoption{req: req, target: t, stop: make(chan struct{}), done: make(chan struct{})}
@@ -250,7 +254,7 @@ func (a *pidAdoption) prove() {
 	if p, err := strconv.Atoi(Inspect(a.target.Argv[min(1, len(a.target.Argv)):]).Port); err == nil {
 		port = p
 	}
-	said := false
+	said, wait := false, provePoll
 	for {
 		proof, addr, err := FindServer(a.target.Identity, port)
 		if err == nil {
@@ -286,8 +290,9 @@ func (a *pidAdoption) prove() {
 		select {
 		case <-a.stop:
 			return
-		case <-time.After(provePoll):
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, provePollMax)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,6 +125,10 @@ func TestAdoptServerURL(t *testing.T) {
 	waitFor(t, 90*time.Second, "the sub-agent waiting for permission", func() bool {
 		return slices.Contains(states(w.events()), "sub waiting:permission")
 	}, show)
+	status, errs, code := w.run(lc, "status")
+	if code != 0 || !regexp.MustCompile(`opencode-server-\S+ +○ created .*\n└─ oc-\S+ +● running .*\n +└─ oc-\S+ +◆ waiting:permission`).MatchString(status) {
+		t.Errorf("status: %d %s\n%s", code, errs, status)
+	}
 	answer(t, port)
 	waitFor(t, 90*time.Second, "the session waiting for the user, and a heartbeat", func() bool {
 		_, k := serverEvents(w.events())

@@ -225,8 +225,13 @@ exit 0
 		port = strings.TrimSpace(string(b))
 		return port != ""
 	})
-	// The server takes seconds to start: run --attach is tried again
-	// until it gets through.
+	// The server takes seconds to start: its API answers first, then run
+	// --attach is tried again until it gets through (one sent while it
+	// was still starting failed with "Session not found", measured).
+	waitFor(t, 90*time.Second, "the server's answer", func() bool {
+		code, _ := api(t, port, "GET", "/session", "")
+		return code == 200
+	}, func() string { return "" })
 	var rout, rerrs string
 	var rcode int
 	for deadline := time.Now().Add(90 * time.Second); ; {
