@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -197,4 +198,22 @@ func TestAdoptServerFake(t *testing.T) {
 	if _, err := (Driver{}).Adopt(context.Background(), agent.AdoptRequest{Target: agent.RegistryTarget{}, Emitter: req.Emitter}); !errors.Is(err, agent.ErrNotSupported) {
 		t.Errorf("registry: %v", err)
 	}
+}
+
+// FuzzLoopbackAddr: any URL, never a panic; what is accepted is a
+// loopback address with a port.
+func FuzzLoopbackAddr(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:4096", "http://[::1]:1", "http://localhost:80/", "https://x", "http://%zz", "http://[::ffff:127.0.0.1]:5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		addr, err := LoopbackAddr(s)
+		if err != nil {
+			return
+		}
+		ap, perr := netip.ParseAddrPort(addr)
+		if perr != nil || !ap.Addr().IsLoopback() || ap.Port() == 0 {
+			t.Fatalf("%q accepted as %q", s, addr)
+		}
+	})
 }
