@@ -215,8 +215,11 @@ func (a *serverAdoption) end(gone bool, why string) {
 			return
 		}
 		a.tracker.End(agent.ProcessEnd{ChildID: a.server.ID(), Adopted: true})
-		a.server.Emit(emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: event.Terminal{
-			Claim: ClaimServerGone, Observation: "server-stream", Check: cmp.Or(why, a.gone, "the server is gone")}})
+		term := event.Terminal{Claim: ClaimServerGone, Observation: "server-stream", Check: cmp.Or(why, a.gone, "the server is gone")}
+		// opencode's own figures for the messages it published while
+		// followed: its report, not lcwrap's.
+		event.SetPtr(&term.Extra, agent.KeyAgentReport, a.follow.Mapper.Report("/event since adoption"))
+		a.server.Emit(emit.Spec{Kind: event.KindTerminal, State: event.StateLost, Details: term})
 	})
 }
 

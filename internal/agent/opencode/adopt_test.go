@@ -173,6 +173,9 @@ func TestAdoptServerFake(t *testing.T) {
 		line := strings.TrimSpace(string(ev.Kind) + " " + string(ev.State))
 		if strings.HasPrefix(ev.ChildID, "opencode-server-") {
 			server = append(server, line)
+			if ev.Kind == event.KindTerminal && !strings.Contains(string(ev.Details), `"agentReport":{"reportedBy":"opencode","via":"/event since adoption"}`) {
+				t.Errorf("the server's end: %s", ev.Details)
+			}
 		} else {
 			session = append(session, line)
 			if !ev.Lineage.External || !strings.HasPrefix(ev.Lineage.ParentChildID, "opencode-server-") {
