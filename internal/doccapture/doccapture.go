@@ -160,7 +160,7 @@ var masks = []struct {
 	// The machine's, and (check) which of two observers was first.
 	{regexp.MustCompile(`"(host|executable|check)":"[^"]*"`), `"$1":"X"`},
 	{regexp.MustCompile(`/tmp(/[A-Za-z0-9._-]+)+`), "/tmp/X"},
-	{regexp.MustCompile(`<?\b\d+(\.\d+)?(ms|s|m|h|d)\b`), "DUR"},
+	{regexp.MustCompile(`<?\b(\d+(\.\d+)?(ms|s|m|h|d))+\b`), "DUR"}, // 8s, 1m12s
 	{regexp.MustCompile(`\d+`), "N"},
 	{regexp.MustCompile(`[ \t]+`), " "},
 }

@@ -32,6 +32,10 @@ func TestNormalize(t *testing.T) {
 	if Normalize(a) != Normalize(b) {
 		t.Fatalf("\n%s\n%s", Normalize(a), Normalize(b))
 	}
+	// A duration of two units, and opencode's session ids with a run tag.
+	if x, y := "oc-ses_dcc8-7r3kdgby.ses_dcc8  1m12s ago", "oc-ses_dcc7-ab72wgjv.ses_dcc7  54s ago"; Normalize(x) != Normalize(y) {
+		t.Errorf("\n%s\n%s", Normalize(x), Normalize(y))
+	}
 	// Words and layout still count: a missing column, another state.
 	for _, c := range []string{
 		strings.Replace(b, "?1  ", "", 1),
