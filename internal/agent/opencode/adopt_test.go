@@ -220,3 +220,29 @@ func FuzzLoopbackAddr(f *testing.F) {
 		}
 	})
 }
+
+// TestAdoptServerStopped: observation stopped (^C) while the server still
+// listens: a diagnostic says its state is unknown from now on; no
+// terminal event, for it or its session.
+func TestAdoptServerStopped(t *testing.T) {
+	addr, _ := fakeServer(t, "data: {\"type\":\"server.connected\",\"properties\":{}}\n\n"+
+		"data: {\"type\":\"session.status\",\"properties\":{\"sessionID\":\"ses_1\",\"status\":{\"type\":\"busy\"}}}\n\n")
+	req, sink := adoptReq(t)
+	a, err := Driver{}.Adopt(context.Background(), agent.AdoptRequest{Target: agent.ServerTarget{URL: "http://" + addr}, Emitter: req.Emitter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testtool.Eventually(t, "the session", func() bool { return strings.Contains(sink.Summaries(), "running") })
+	a.End(false)
+	sink.Check(t)
+	evs := sink.Events()
+	last := evs[len(evs)-1]
+	for _, ev := range evs {
+		if ev.Kind == event.KindTerminal {
+			t.Errorf("a terminal event: %s %s", ev.ChildID, ev.Details)
+		}
+	}
+	if !strings.HasPrefix(last.ChildID, "opencode-server-") || last.Kind != event.KindDiagnostic || !strings.Contains(string(last.Details), `"serverState":"unknown"`) {
+		t.Errorf("last event %s %s %s", last.ChildID, last.Kind, last.Details)
+	}
+}
