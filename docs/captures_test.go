@@ -47,6 +47,8 @@ var captured = map[string]string{
 	"copilot-subagent-top":      "internal/agent/copilot TestHeadlessSubagent",
 	"copilot-wait-status":       "internal/agent/copilot TestTUIPermissionUnderPTY",
 	"copilot-wait-top":          "internal/agent/copilot TestTUIPermissionUnderPTY",
+	"opencode-status":           "internal/agent/opencode TestTUIPermission",
+	"opencode-top":              "internal/agent/opencode TestTUIPermission",
 }
 
 func TestEveryCaptureIsRun(t *testing.T) {

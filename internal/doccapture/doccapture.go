@@ -154,12 +154,14 @@ var masks = []struct {
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`), "TIME"},
 	{regexp.MustCompile(`\b\d\d:\d\d:\d\d\b`), "TIME"},
 	{regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), "UUID"},
+	// opencode's session ids (and a run tag after them).
+	{regexp.MustCompile(`\bses_[0-9A-Za-z]+(-[a-z0-9]{8}\b)?`), "SESSION"},
 	{regexp.MustCompile(`\b[a-z0-9]{8}-[a-z0-9]{8}\b`), "EPOCH"}, // a run's sourceEpoch
 	{regexp.MustCompile(`EPOCH\.[0-9a-f]{8}\b`), "EPOCH.AGENT"},  // a sub-agent's child id: <session>.<its id's first 8>
 	// The machine's, and (check) which of two observers was first.
 	{regexp.MustCompile(`"(host|executable|check)":"[^"]*"`), `"$1":"X"`},
 	{regexp.MustCompile(`/tmp(/[A-Za-z0-9._-]+)+`), "/tmp/X"},
-	{regexp.MustCompile(`<?\b\d+(\.\d+)?(ms|s|m|h|d)(\d+(\.\d+)?(ms|s|m|h|d))*\b`), "DUR"}, // 12s, 1m54s
+	{regexp.MustCompile(`<?\b(\d+(\.\d+)?(ms|s|m|h|d))+\b`), "DUR"}, // 8s, 1m12s
 	{regexp.MustCompile(`\d+`), "N"},
 	{regexp.MustCompile(`[ \t]+`), " "},
 }

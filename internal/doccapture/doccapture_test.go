@@ -37,6 +37,10 @@ func TestNormalize(t *testing.T) {
 	if x, y := Normalize("gm-739157ff-bswv9x7h.dc555bea 1m54s"), Normalize("gm-4caf4c79-3rvz5snj.9e3b1fd9 12s"); x != y {
 		t.Errorf("%q != %q", x, y)
 	}
+	// opencode's session ids with a run tag.
+	if x, y := "oc-ses_dcc8-7r3kdgby.ses_dcc8  1m12s ago", "oc-ses_dcc7-ab72wgjv.ses_dcc7  54s ago"; Normalize(x) != Normalize(y) {
+		t.Errorf("\n%s\n%s", Normalize(x), Normalize(y))
+	}
 	// Words and layout still count: a missing column, another state.
 	for _, c := range []string{
 		strings.Replace(b, "?1  ", "", 1),

@@ -87,7 +87,13 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) run(argv ...string) (string, string, int) {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return w.runFor(3*time.Minute, argv...)
+}
+
+// runFor is run with another limit.
+func (w *world) runFor(limit time.Duration, argv ...string) (string, string, int) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = w.project, w.env
@@ -103,7 +109,7 @@ func (w *world) run(argv ...string) (string, string, int) {
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	if ctx.Err() != nil {
-		w.t.Fatalf("%v: still running after three minutes\n%s\n%s", argv, out.String(), errb.String())
+		w.t.Fatalf("%v: still running after %v\n%s\n%s", argv, limit, out.String(), errb.String())
 	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -216,7 +222,10 @@ exit 0
 	var code int
 	go func() {
 		defer close(done)
-		out, errs, code = w.run(lc, "--agent", "opencode", "--", filepath.Join(bin, "opencode"))
+		// It lives while the server starts and is driven: under a loaded
+		// machine (the whole suite on two cores) three minutes were not
+		// enough once.
+		out, errs, code = w.runFor(6*time.Minute, lc, "--agent", "opencode", "--", filepath.Join(bin, "opencode"))
 	}()
 	defer func() { os.WriteFile(doneFile, nil, 0o644); <-done }()
 	var port string
@@ -225,8 +234,13 @@ exit 0
 		port = strings.TrimSpace(string(b))
 		return port != ""
 	})
-	// The server takes seconds to start: run --attach is tried again
-	// until it gets through.
+	// The server takes seconds to start: its API answers first, then run
+	// --attach is tried again until it gets through (one sent while it
+	// was still starting failed with "Session not found", measured).
+	waitFor(t, 90*time.Second, "the server's answer", func() bool {
+		code, _ := api(t, port, "GET", "/session", "")
+		return code == 200
+	}, func() string { return "" })
 	var rout, rerrs string
 	var rcode int
 	for deadline := time.Now().Add(90 * time.Second); ; {

@@ -9,16 +9,20 @@
 // agent.Driver gives the TUI a --port on loopback and follows that
 // server's /event (Follower, over HTTP/1.1 written by hand), reads `opencode
 // run --format json` as it passes through (RunStream), and for a plain
-// `opencode run` records that only the process is seen.
+// `opencode run` records that only the process is seen. Adopt follows a
+// running server by its loopback URL, or by its process once a listening
+// loopback socket the process (or a descendant) holds proves which server
+// is its (FindServer): the server is a child of its own whose heartbeat is
+// its server.heartbeat, its sessions children of it.
 //
 // It promises that an event it cannot read never panics and never becomes
 // a state (it is counted), that an oversized event is skipped and
 // counted, and that prompt text, model output and tool input and output
 // are never decoded. It refuses to claim more than opencode said: who
 // answered a permission is not in the event, a child session's idle is
-// read as its stop, what passed while it was not connected is not seen,
-// and no task success is ever inferred. Adopting a running server is not
-// built yet.
+// read as its stop, what passed while it was not connected (before an
+// adoption too) is not seen, and no task success is ever inferred; it
+// connects to loopback only and sends nothing but GET /event.
 // docs/agents-opencode.md has the mapping and what stays unknown.
 package opencode
 

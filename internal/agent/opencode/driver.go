@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
@@ -133,11 +135,6 @@ func (r *run) Report(term *event.Terminal) {
 	}
 }
 
-// Adopt implements agent.Driver: no shape is followed yet.
-func (Driver) Adopt(_ context.Context, req agent.AdoptRequest) (agent.Adoption, error) {
-	return nil, agent.NotSupported(Source, req.Target)
-}
-
 var _ agent.Driver = Driver{}
 
 // Follower follows one opencode server's /event on loopback (URL:
@@ -149,31 +146,69 @@ type Follower struct {
 	URL     string
 	Tracker *agent.Tracker
 	Mapper  Mapper
+	// OnConnect, when set, sees the first event of each connection (n
+	// counts them from 1) before it is mapped; false drops the
+	// connection and ends Run.
+	OnConnect func(n int64, first []byte) bool
+	// OnBeat, when set, is called after each server.heartbeat.
+	OnBeat func()
+	// UntilRefused ends Run once a connection is refused: nothing listens
+	// there any more (a server adopted by its URL).
+	UntilRefused bool
 
 	mu        sync.Mutex
 	connected int64
 	skipped   int64
 }
 
-// Run follows until ctx ends.
-func (f *Follower) Run(ctx context.Context) {
+// Run follows until ctx ends, and returns "" then; otherwise why it
+// stopped on its own (a connection refused with UntilRefused, or
+// OnConnect's refusal).
+func (f *Follower) Run(ctx context.Context) string {
 	addr := strings.TrimPrefix(f.URL, "http://")
 	for ctx.Err() == nil {
-		if body, err := openEvents(ctx, addr); err == nil {
+		body, err := openEvents(ctx, addr)
+		if err != nil && f.UntilRefused && errors.Is(err, syscall.ECONNREFUSED) {
+			return "connection refused: nothing listens at " + addr
+		}
+		if err == nil {
 			f.mu.Lock()
 			f.connected++
+			n := f.connected
 			f.mu.Unlock()
-			n, _ := ReadSSE(body, func(d []byte) { f.Tracker.Apply(f.Mapper.Map(d)) })
+			first, refused := true, false
+			skipped, _ := ReadSSE(body, func(d []byte) {
+				if refused {
+					return
+				}
+				if first {
+					first = false
+					if f.OnConnect != nil && !f.OnConnect(n, d) {
+						refused = true
+						body.Close()
+						return
+					}
+				}
+				beats := f.Mapper.Heartbeats()
+				f.Tracker.Apply(f.Mapper.Map(d))
+				if f.OnBeat != nil && f.Mapper.Heartbeats() != beats {
+					f.OnBeat()
+				}
+			})
 			f.mu.Lock()
-			f.skipped += n
+			f.skipped += skipped
 			f.mu.Unlock()
 			body.Close()
+			if refused {
+				return "its first event is not server.connected"
+			}
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+	return ""
 }
 
 // Connections is how many times the stream was opened.

@@ -24,6 +24,7 @@ type busEvent struct {
 		Info      *struct {
 			ID        string   `json:"id"`
 			ParentID  string   `json:"parentID"`
+			Agent     string   `json:"agent"`
 			Version   string   `json:"version"`
 			Directory string   `json:"directory"`
 			Role      string   `json:"role"`
@@ -114,7 +115,7 @@ type msgUsage struct {
 // unrecognised Outcome naming only the event's type.
 func (m *Mapper) Map(data []byte) agent.Outcome {
 	var e busEvent
-	if !utf8.Valid(data) || json.Unmarshal(data, &e) != nil {
+	if !jsonObject(data, &e) {
 		return agent.Unrecognize("", "(event that is not a JSON object)")
 	}
 	m.mu.Lock()
@@ -129,7 +130,7 @@ func (m *Mapper) Map(data []byte) agent.Outcome {
 		if p.Info == nil || p.Info.ID == "" {
 			return agent.Unrecognize("", "session.created without info.id")
 		}
-		return m.created(p.Info.ID, p.Info.ParentID, p.Info.Version, p.Info.Directory)
+		return m.created(p.Info.ID, p.Info.ParentID, p.Info.Agent, p.Info.Version, p.Info.Directory)
 	case "session.status":
 		if p.Status == nil || p.SessionID == "" {
 			return agent.Unrecognize("", typ+" without status")
@@ -218,8 +219,9 @@ func (m *Mapper) Map(data []byte) agent.Outcome {
 }
 
 // created opens a session, or a sub-agent of the top-level session above
-// parent.
-func (m *Mapper) created(id, parent, version, dir string) agent.Outcome {
+// parent, of the agent opencode names (info.agent, "general" for the task
+// tool's default; none named: unknown).
+func (m *Mapper) created(id, parent, agentName, version, dir string) agent.Outcome {
 	if m.root == nil {
 		m.root = map[string]string{}
 	}
@@ -237,7 +239,7 @@ func (m *Mapper) created(id, parent, version, dir string) agent.Outcome {
 	if len(m.root) < maxKnown {
 		m.root[id] = top
 	}
-	return agent.Observe(agent.Observation{Kind: agent.SubagentStarted, Session: top, Agent: id, AgentType: "task", Native: "session.created (parentID)"})
+	return agent.Observe(agent.Observation{Kind: agent.SubagentStarted, Session: top, Agent: id, AgentType: termtext.Cut(agentName, 64), Native: "session.created (parentID)"})
 }
 
 // sessionOf is the top-level session of id.
@@ -345,4 +347,9 @@ func (m *Mapper) Heartbeats() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.beats
+}
+
+// jsonObject decodes data (valid UTF-8 only) into v.
+func jsonObject(data []byte, v any) bool {
+	return utf8.Valid(data) && json.Unmarshal(data, v) == nil
 }

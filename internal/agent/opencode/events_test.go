@@ -69,6 +69,9 @@ func TestRecordedEvents(t *testing.T) {
 			line += " " + ev.Activity
 		}
 		if strings.Contains(ev.ChildID, ".") {
+			if d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details); ev.Kind == event.KindCreated && d.AgentType != "general" {
+				t.Errorf("the sub-agent's type is %q, not opencode's info.agent (general)", d.AgentType)
+			}
 			sub = append(sub, line)
 		} else {
 			session = append(session, line)
@@ -77,7 +80,7 @@ func TestRecordedEvents(t *testing.T) {
 	wantSession := []string{"created created", "state_changed starting", "state_changed running", "activity busy",
 		"activity task: lcwrap sub", "activity task failed", "state_changed waiting:user", "activity turn ended; waiting for the user",
 		"terminal lost"}
-	wantSub := []string{"created created", "state_changed starting", "state_changed running", "activity task sub-agent started",
+	wantSub := []string{"created created", "state_changed starting", "state_changed running", "activity general sub-agent started",
 		"activity busy", "activity bash", "state_changed waiting:permission", "activity waiting for permission (bash: echo sub > sub.txt)",
 		"state_changed running", "activity permission answered: reject", "activity bash failed", "terminal completed"}
 	if !containsInOrder(session, wantSession) {
