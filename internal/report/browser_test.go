@@ -2,10 +2,8 @@ package report_test
 
 import (
 	"bytes"
-	"context"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,26 +14,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
 )
-
-// chromium runs headless Chromium on a file with a fresh profile and the
-// given extra flags, returning its standard output.
-func chromium(t *testing.T, file string, flags ...string) []byte {
-	t.Helper()
-	bin := testtool.Need(t, "chromium", "apt-get install chromium")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + t.TempDir(),
-		"--window-size=1280,900"}, flags...)
-	args = append(args, "file://"+file)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", flags, err, errb.String())
-	}
-	return out.Bytes()
-}
 
 func TestReportInChromium(t *testing.T) {
 	s := viewtest.Standard(t0)
@@ -54,7 +32,7 @@ func TestReportInChromium(t *testing.T) {
 	if regexp.MustCompile(`(?i)(https?|wss?|ftp)://`).Match(b.Bytes()) {
 		t.Fatal("the report names a URL")
 	}
-	dom := string(chromium(t, file, "--dump-dom"))
+	dom := string(testtool.Chromium(t, file, "--dump-dom"))
 	for _, c := range []struct{ id, state string }{
 		{"agent-1", "running"}, {"session-1", "running"}, {"sub-tests", "waiting"}, {"sub-explore", "running"},
 		{"build-7", "failed"}, {"build-7-a1", "completed"}, {"test-3", "failed"}, {"server-9", "observed"}, {"fetch-2", "running"},
@@ -68,7 +46,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Error("the DOM lacks the stale span or the capability reasons")
 	}
 	shot := filepath.Join(dir, "shot.png")
-	chromium(t, file, "--screenshot="+shot, "--hide-scrollbars")
+	testtool.Chromium(t, file, "--screenshot="+shot, "--hide-scrollbars")
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)

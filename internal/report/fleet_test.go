@@ -12,6 +12,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/fleet"
 	"github.com/lcwrap/lcwrap/internal/report"
+	"github.com/lcwrap/lcwrap/internal/testtool"
 	"github.com/lcwrap/lcwrap/internal/view/viewtest"
 )
 
@@ -71,7 +72,7 @@ func fleetReport(t *testing.T, now time.Time) string {
 func TestFleetReportInChromium(t *testing.T) {
 	now := time.Now().UTC()
 	file := fleetReport(t, now)
-	dom := string(chromium(t, file, "--dump-dom"))
+	dom := string(testtool.Chromium(t, file, "--dump-dom"))
 	// Hosts as lanes, in order, each followed by its own children.
 	lanes := []string{`<div class="lane" data-host="fleet-a">fleet-a · last heard 5s ago`,
 		`<div class="lane" data-host="fleet-b">fleet-b · SILENT since`, `<div class="lane" data-host="fleet-c">fleet-c · last heard 5s ago · skew +600020ms`}
@@ -115,7 +116,7 @@ func TestFleetReportInChromium(t *testing.T) {
 		t.Errorf("fleet-b's build is not stale: %s", r)
 	}
 	shot := filepath.Join(filepath.Dir(file), "shot.png")
-	chromium(t, file, "--screenshot="+shot, "--hide-scrollbars")
+	testtool.Chromium(t, file, "--screenshot="+shot, "--hide-scrollbars")
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package testtool
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"regexp"
@@ -37,6 +38,9 @@ func Offline(t *testing.T) bool {
 		t.Fatal(err)
 	}
 	args := []string{"-test.run=^" + regexp.QuoteMeta(t.Name()) + "$", "-test.count=1", "-test.v"}
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		args = append(args, "-update") // doccapture's: captures rewritten from the run in the namespace
+	}
 	c := exec.Command(exe, args...)
 	c.Env = append(os.Environ(), envOffline+"=1")
 	if lcwrapBin != "" {

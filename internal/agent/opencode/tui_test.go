@@ -121,16 +121,6 @@ func api(t *testing.T, port, method, path, body string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-// buildTop builds lcwrap-top once for this test process.
-func buildTop(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lcwrap-top")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/lcwrap/lcwrap/cmd/lcwrap-top").CombinedOutput(); err != nil {
-		t.Fatalf("go build lcwrap-top: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestTUIPermission runs the real TUI, `lcwrap --pty -- opencode`, in
 // tmux with OPENCODE_PERMISSION={"bash":"ask"}. Its prompt, sent through
 // the TUI's own HTTP API on the port lcwrap chose (read from the created
@@ -144,10 +134,9 @@ func buildTop(t *testing.T) string {
 func TestTUIPermission(t *testing.T) {
 	testtool.Need(t, "opencode", installOpencode)
 	testtool.Need(t, "tmux", "apt-get install tmux")
-	chrome := testtool.Need(t, "chromium", "apt-get install chromium")
+	testtool.Need(t, "chromium", "apt-get install chromium")
 	lc := testtool.Lcwrap(t)
-	top := buildTop(t)
-	passUpdate(t)
+	top := testtool.Companion(t, "lcwrap-top") // built before Offline re-runs the test in its namespace
 	if !testtool.Offline(t) {
 		return
 	}
@@ -213,7 +202,7 @@ func TestTUIPermission(t *testing.T) {
 	if _, errs, code := w.run(lc, "report", "--html", html); code != 0 {
 		t.Fatalf("report: %d %s", code, errs)
 	}
-	checkReport(t, chrome, html, w.events())
+	checkReport(t, html, w.events())
 	captureDocs(t, status, topScreen)
 	x.do("kill-window", "-t", "t:1")
 
@@ -281,7 +270,7 @@ func TestTUIPermission(t *testing.T) {
 // checkReport: the HTML report names the sub-agent (its type, general),
 // its wait for permission and the session above it; with -update its
 // screenshot is docs/img/report-opencode.png.
-func checkReport(t *testing.T, chrome, html string, evs []event.Event) {
+func checkReport(t *testing.T, html string, evs []event.Event) {
 	t.Helper()
 	b, err := os.ReadFile(html)
 	if err != nil {
@@ -312,14 +301,7 @@ func checkReport(t *testing.T, chrome, html string, evs []event.Event) {
 		return
 	}
 	shot := filepath.Join(t.TempDir(), "shot.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
-		"--window-size=1280,520", "--hide-scrollbars", "--screenshot="+shot, "file://"+html)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, out)
-	}
+	testtool.Chromium(t, html, "--window-size=1280,520", "--hide-scrollbars", "--screenshot="+shot)
 	png, err := os.ReadFile(shot)
 	if err != nil {
 		t.Fatal(err)
@@ -340,14 +322,4 @@ func captureDocs(t *testing.T, status, topScreen string) {
 		lines[i] = strings.TrimRight(lines[i], " ")
 	}
 	doccapture.Check(t, "../../../docs/agents-opencode.md", "opencode-top", strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "\n"))
-}
-
-// passUpdate hands -update to the test's run in its network namespace
-// (testtool.Offline runs it again without the flag).
-func passUpdate(t *testing.T) {
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		t.Setenv("LCWRAP_TEST_UPDATE", "1")
-	} else if os.Getenv("LCWRAP_TEST_UPDATE") == "1" {
-		flag.Set("update", "true")
-	}
 }
