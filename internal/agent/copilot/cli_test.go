@@ -239,7 +239,7 @@ func TestHeadlessSubagent(t *testing.T) {
 	}
 	doccapture.Check(t, "../../../docs/agents-copilot.md", "copilot-subagent-status", "$ lcwrap status --all\n"+st)
 	doccapture.Check(t, "../../../docs/agents-copilot.md", "copilot-subagent-top", "$ lcwrap top\n"+w.top(lc, 8, "e", sub, "sub-agent turn ended"))
-	html := w.report(lc)
+	html := w.report(lc, "report-copilot-subagent.png")
 	for _, want := range []string{sub, "general-purpose sub-agent started", "sub-agent turn ended"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the report does not name %q", want)
@@ -374,7 +374,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 			answer = d.Decision
 		}
 	}
-	if html := w.report(lc); !regexp.MustCompile(`waiting for permission [^<]*\(opened by permission\.requested, closed by permission\.completed\)`).MatchString(html) {
+	if html := w.report(lc, "report-copilot-wait.png"); !regexp.MustCompile(`waiting for permission [^<]*\(opened by permission\.requested, closed by permission\.completed\)`).MatchString(html) {
 		i := strings.Index(html, "waiting for permission")
 		t.Errorf("the report does not show the wait for permission and its answer: %.300s", html[max(i, 0):])
 	}

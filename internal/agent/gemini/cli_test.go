@@ -403,7 +403,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	if !slices.Equal(states, want) {
 		t.Errorf("session states %v, want %v", states, want)
 	}
-	if html := w.report(lc); !regexp.MustCompile(`waiting for permission [^<]*\(opened by Notification, closed by AfterTool\)`).MatchString(html) {
+	if html := w.report(lc, "report-gemini-wait.png"); !regexp.MustCompile(`waiting for permission [^<]*\(opened by Notification, closed by AfterTool\)`).MatchString(html) {
 		t.Errorf("the report does not show the wait for permission")
 	}
 	if _, errs, code := w.run(lc, "validate", w.journal); code != 0 {

@@ -116,7 +116,7 @@ func TestHeadlessSubagent(t *testing.T) {
 	}
 	doccapture.Check(t, "../../../docs/agents-gemini.md", "gemini-subagent-status", "$ lcwrap status --all\n"+st)
 	doccapture.Check(t, "../../../docs/agents-gemini.md", "gemini-subagent-top", "$ lcwrap top\n"+w.top(lc, 8, "e", sub, "generalist sub-agent started"))
-	html := w.report(lc)
+	html := w.report(lc, "report-gemini-subagent.png")
 	for _, want := range []string{sub, "generalist sub-agent started", agentID} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the report does not name %q", want)

@@ -1,10 +1,13 @@
 package gemini_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/lcwrap/lcwrap/internal/testtool"
 )
 
 // top runs `lcwrap top` on the world's journal in a tmux pane of its own
@@ -44,8 +47,10 @@ func (w *world) top(lc string, rows int, keys string, want ...string) string {
 	return strings.TrimRight(screen, "\n ") + "\n"
 }
 
-// report writes `lcwrap report` of the world's journal and returns it.
-func (w *world) report(lc string) string {
+// report writes `lcwrap report` of the world's journal and returns it;
+// with -update, a headless Chromium's screenshot of it becomes
+// docs/img/SHOT (the one docs/agents-gemini.md shows).
+func (w *world) report(lc, shot string) string {
 	w.t.Helper()
 	path := filepath.Join(w.t.TempDir(), "report.html")
 	if _, errs, code := w.run(lc, "report", "--html", path); code != 0 {
@@ -54,6 +59,17 @@ func (w *world) report(lc string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		w.t.Fatal(err)
+	}
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		png := filepath.Join(w.t.TempDir(), "shot.png")
+		testtool.Chromium(w.t, path, "--window-size=1280,620", "--hide-scrollbars", "--screenshot="+png)
+		img, err := os.ReadFile(png)
+		if err == nil {
+			err = os.WriteFile(filepath.Join("..", "..", "..", "docs", "img", shot), img, 0o644)
+		}
+		if err != nil {
+			w.t.Fatal(err)
+		}
 	}
 	return string(b)
 }
