@@ -247,31 +247,6 @@ func TestHeadlessSubagent(t *testing.T) {
 	}
 }
 
-// tmux runs one test's private tmux server (its own socket).
-type tmux struct {
-	t    *testing.T
-	sock string
-}
-
-func newTmux(t *testing.T) *tmux {
-	t.Helper()
-	x := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	t.Cleanup(func() { exec.Command("tmux", "-S", x.sock, "kill-server").Run() })
-	return x
-}
-
-func (x *tmux) do(args ...string) {
-	x.t.Helper()
-	if out, err := exec.Command("tmux", append([]string{"-S", x.sock}, args...)...).CombinedOutput(); err != nil {
-		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-}
-
-func (x *tmux) screen() string {
-	out, _ := exec.Command("tmux", "-S", x.sock, "capture-pane", "-p", "-t", "t").CombinedOutput()
-	return string(out)
-}
-
 func waitFor(t *testing.T, what string, cond func() bool, show func() string) {
 	t.Helper()
 	for deadline := time.Now().Add(90 * time.Second); !cond(); time.Sleep(100 * time.Millisecond) {
@@ -295,7 +270,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 		return
 	}
 	w := newWorld(t)
-	x := newTmux(t)
+	x := testtool.NewTmux(t)
 	script := filepath.Join(t.TempDir(), "run.sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
@@ -308,19 +283,19 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "exec %s --child-id copilot-1 --pty -- copilot --no-auto-update\n", lc)
 	os.WriteFile(script, []byte(b.String()), 0o755)
-	x.do("new-session", "-d", "-s", "t", "-x", "150", "-y", "45", script)
+	x.Do("new-session", "-d", "-s", "t", "-x", "150", "-y", "45", script)
 	show := func() string {
 		evs := w.events()
-		return fmt.Sprintf("session states %v\nscreen:\n%s", states(evs, false), x.screen())
+		return fmt.Sprintf("session states %v\nscreen:\n%s", states(evs, false), x.Screen("t"))
 	}
-	waitFor(t, "the folder trust dialog", func() bool { return strings.Contains(x.screen(), "Do you trust the files in this folder?") }, show)
-	x.do("send-keys", "-t", "t", "Enter") // 1. Yes
-	waitFor(t, "the prompt", func() bool { return !strings.Contains(x.screen(), "Do you trust") }, show)
-	x.do("send-keys", "-t", "t", "-l", "lcwrap-scenario:bash go")
-	waitFor(t, "the prompt typed", func() bool { return strings.Contains(x.screen(), "lcwrap-scenario:bash go") }, show)
-	x.do("send-keys", "-t", "t", "Enter")
+	waitFor(t, "the folder trust dialog", func() bool { return strings.Contains(x.Screen("t"), "Do you trust the files in this folder?") }, show)
+	x.Do("send-keys", "-t", "t", "Enter") // 1. Yes
+	waitFor(t, "the prompt", func() bool { return !strings.Contains(x.Screen("t"), "Do you trust") }, show)
+	x.Do("send-keys", "-t", "t", "-l", "lcwrap-scenario:bash go")
+	waitFor(t, "the prompt typed", func() bool { return strings.Contains(x.Screen("t"), "lcwrap-scenario:bash go") }, show)
+	x.Do("send-keys", "-t", "t", "Enter")
 	waitFor(t, "the permission prompt", func() bool {
-		return slices.Contains(states(w.events(), false), "waiting:permission") && strings.Contains(x.screen(), "Do you want to run this command?")
+		return slices.Contains(states(w.events(), false), "waiting:permission") && strings.Contains(x.Screen("t"), "Do you want to run this command?")
 	}, show)
 	// What status and top show of the wait (docs/agents-copilot.md).
 	st, errs, code := w.run(lc, "status")
@@ -329,7 +304,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	}
 	doccapture.Check(t, "../../../docs/agents-copilot.md", "copilot-wait-status", "$ lcwrap status\n"+st)
 	doccapture.Check(t, "../../../docs/agents-copilot.md", "copilot-wait-top", "$ lcwrap top\n"+w.top(lc, 7, "", "waiting:permission", "waiting for permission"))
-	x.do("send-keys", "-t", "t", "Enter") // 1. Yes
+	x.Do("send-keys", "-t", "t", "Enter") // 1. Yes
 	waitFor(t, "running again, then the turn's end", func() bool {
 		st := states(w.events(), false)
 		i := slices.Index(st, "waiting:permission")
@@ -338,13 +313,13 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.project, "lcwrap-mock.txt")); err != nil {
 		t.Fatalf("the allowed shell call did not run: %v", err)
 	}
-	x.do("send-keys", "-t", "t", "-l", "/exit")
-	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.screen(), "/exit") }, show)
-	x.do("send-keys", "-t", "t", "Enter")
+	x.Do("send-keys", "-t", "t", "-l", "/exit")
+	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.Screen("t"), "/exit") }, show)
+	x.Do("send-keys", "-t", "t", "Enter")
 	sent := time.Now()
 	waitFor(t, "the process's end", func() bool {
-		if time.Since(sent) > 5*time.Second && strings.Contains(x.screen(), "/exit") {
-			exec.Command("tmux", "-S", x.sock, "send-keys", "-t", "t", "Enter").Run() // a completion menu took the first
+		if time.Since(sent) > 5*time.Second && strings.Contains(x.Screen("t"), "/exit") {
+			x.Try("send-keys", "-t", "t", "Enter") // a completion menu took the first
 			sent = time.Now()
 		}
 		for _, ev := range w.events() {

@@ -15,7 +15,7 @@ import (
 // want, and returns the pane's text without its trailing blank lines.
 func (w *world) top(lc string, rows int, keys string, want ...string) string {
 	w.t.Helper()
-	x := newTmux(w.t)
+	x := testtool.NewTmux(w.t)
 	script := filepath.Join(w.t.TempDir(), "top.sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
@@ -28,14 +28,14 @@ func (w *world) top(lc string, rows int, keys string, want ...string) string {
 	}
 	fmt.Fprintf(&b, "export NO_COLOR=1\nexec %s top\n", lc)
 	os.WriteFile(script, []byte(b.String()), 0o755)
-	x.do("new-session", "-d", "-s", "t", "-x", "150", "-y", fmt.Sprint(rows), script)
+	x.Do("new-session", "-d", "-s", "t", "-x", "150", "-y", fmt.Sprint(rows), script)
 	if keys != "" {
-		waitFor(w.t, "top's first screen", func() bool { return strings.Contains(x.screen(), "CHILD") }, x.screen)
-		x.do("send-keys", "-t", "t", keys)
+		waitFor(w.t, "top's first screen", func() bool { return strings.Contains(x.Screen("t"), "CHILD") }, func() string { return x.Screen("t") })
+		x.Do("send-keys", "-t", "t", keys)
 	}
 	var screen string
 	waitFor(w.t, "top showing "+strings.Join(want, ", "), func() bool {
-		screen = x.screen()
+		screen = x.Screen("t")
 		for _, s := range want {
 			if !strings.Contains(screen, s) {
 				return false
@@ -43,7 +43,7 @@ func (w *world) top(lc string, rows int, keys string, want ...string) string {
 		}
 		return true
 	}, func() string { return screen })
-	x.do("send-keys", "-t", "t", "q")
+	x.Do("send-keys", "-t", "t", "q")
 	return strings.TrimRight(screen, "\n ") + "\n"
 }
 

@@ -242,35 +242,6 @@ func TestHeadlessShell(t *testing.T) {
 	}
 }
 
-// tmux runs one test's private tmux server (its own socket).
-type tmux struct {
-	t    *testing.T
-	sock string
-}
-
-func newTmux(t *testing.T) *tmux {
-	t.Helper()
-	testtool.Need(t, "tmux", "apt-get install tmux")
-	x := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	t.Cleanup(func() { exec.Command("tmux", "-S", x.sock, "kill-server").Run() })
-	return x
-}
-
-func (x *tmux) do(args ...string) string {
-	x.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", x.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// screen is the pane's text ("" once the session has ended).
-func (x *tmux) screen() string {
-	out, _ := exec.Command("tmux", "-S", x.sock, "capture-pane", "-p", "-t", "t").CombinedOutput()
-	return string(out)
-}
-
 // waitFor polls cond until it holds or 90s have passed.
 func waitFor(t *testing.T, what string, cond func() bool, show func() string) {
 	t.Helper()
@@ -328,7 +299,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 		t.Skip("lcwrap adds Gemini's hooks only as root, and the namespace maps this user to no root")
 	}
 	w := newWorld(t, geminimock.Step{Calls: []geminimock.Call{geminimock.Shell("echo lcwrap-mock-ok > lcwrap-mock.txt")}})
-	x := newTmux(t)
+	x := testtool.NewTmux(t)
 	script := filepath.Join(t.TempDir(), "run.sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
@@ -344,16 +315,16 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "exec %s --child-id gemini-1 --pty -- gemini\n", lc)
 	os.WriteFile(script, []byte(b.String()), 0o755)
-	x.do("new-session", "-d", "-s", "t", "-x", "140", "-y", "45", script)
+	x.Do("new-session", "-d", "-s", "t", "-x", "140", "-y", "45", script)
 	show := func() string {
-		return fmt.Sprintf("session states %v\nscreen:\n%s", sessionStates(w.journalEvents()), x.screen())
+		return fmt.Sprintf("session states %v\nscreen:\n%s", sessionStates(w.journalEvents()), x.Screen("t"))
 	}
-	waitFor(t, "the prompt box", func() bool { return strings.Contains(x.screen(), "Type your message") }, show)
-	x.do("send-keys", "-t", "t", "-l", "please run the shell")
-	waitFor(t, "the prompt typed", func() bool { return strings.Contains(x.screen(), "please run the shell") }, show)
-	x.do("send-keys", "-t", "t", "Enter")
+	waitFor(t, "the prompt box", func() bool { return strings.Contains(x.Screen("t"), "Type your message") }, show)
+	x.Do("send-keys", "-t", "t", "-l", "please run the shell")
+	waitFor(t, "the prompt typed", func() bool { return strings.Contains(x.Screen("t"), "please run the shell") }, show)
+	x.Do("send-keys", "-t", "t", "Enter")
 	waitFor(t, "the permission dialog", func() bool {
-		return slices.Contains(sessionStates(w.journalEvents()), "waiting:permission") && strings.Contains(x.screen(), "Allow once")
+		return slices.Contains(sessionStates(w.journalEvents()), "waiting:permission") && strings.Contains(x.Screen("t"), "Allow once")
 	}, show)
 	// What status and top show of the wait (docs/agents-gemini.md).
 	st, errs, code := w.run(lc, "status")
@@ -362,7 +333,7 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 	}
 	doccapture.Check(t, "../../../docs/agents-gemini.md", "gemini-wait-status", "$ lcwrap status\n"+st)
 	doccapture.Check(t, "../../../docs/agents-gemini.md", "gemini-wait-top", "$ lcwrap top\n"+w.top(lc, 7, "", "waiting:permission", "waiting for permission"))
-	x.do("send-keys", "-t", "t", "Enter") // 1. Allow once
+	x.Do("send-keys", "-t", "t", "Enter") // 1. Allow once
 	waitFor(t, "running again, then the turn's end", func() bool {
 		st := sessionStates(w.journalEvents())
 		i := slices.Index(st, "waiting:permission")
@@ -382,13 +353,13 @@ func TestTUIPermissionUnderPTY(t *testing.T) {
 		}
 		return false
 	}, show)
-	x.do("send-keys", "-t", "t", "-l", "/quit")
-	waitFor(t, "/quit typed", func() bool { return strings.Contains(x.screen(), "Exit the cli") }, show)
-	x.do("send-keys", "-t", "t", "Enter")
+	x.Do("send-keys", "-t", "t", "-l", "/quit")
+	waitFor(t, "/quit typed", func() bool { return strings.Contains(x.Screen("t"), "Exit the cli") }, show)
+	x.Do("send-keys", "-t", "t", "Enter")
 	sent := time.Now()
 	waitFor(t, "the process's end", func() bool {
-		if time.Since(sent) > 5*time.Second && strings.Contains(x.screen(), "Exit the cli") {
-			exec.Command("tmux", "-S", x.sock, "send-keys", "-t", "t", "Enter").Run() // the completion menu took the first
+		if time.Since(sent) > 5*time.Second && strings.Contains(x.Screen("t"), "Exit the cli") {
+			x.Try("send-keys", "-t", "t", "Enter") // the completion menu took the first
 			sent = time.Now()
 		}
 		for _, ev := range w.journalEvents() {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,35 +19,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/testtool"
 )
-
-// tmux is a private tmux server (its own socket) for one test.
-type tmux struct {
-	t    *testing.T
-	sock string
-}
-
-func newTmux(t *testing.T) *tmux {
-	t.Helper()
-	testtool.Need(t, "tmux", "apt-get install tmux")
-	x := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	t.Cleanup(func() { exec.Command("tmux", "-S", x.sock, "kill-server").Run() })
-	return x
-}
-
-func (x *tmux) do(args ...string) string {
-	x.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", x.sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-	if err != nil {
-		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-// screen is a window's text ("" once it has ended).
-func (x *tmux) screen(target string) string {
-	out, _ := exec.Command("tmux", "-S", x.sock, "capture-pane", "-p", "-t", target).CombinedOutput()
-	return string(out)
-}
 
 // waitFor polls cond until it holds or limit has passed.
 func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool, show func() string) {
@@ -141,13 +111,13 @@ func TestTUIPermission(t *testing.T) {
 		return
 	}
 	w := newWorld(t)
-	x := newTmux(t)
+	x := testtool.NewTmux(t)
 	stderr := filepath.Join(t.TempDir(), "stderr")
-	x.do("new-session", "-d", "-s", "t", "-x", "140", "-y", "40",
+	x.Do("new-session", "-d", "-s", "t", "-x", "140", "-y", "40",
 		w.script(fmt.Sprintf("%s --pty -- opencode 2>%s; sleep 600", lc, stderr), `OPENCODE_PERMISSION={"bash":"ask"}`))
 	show := func() string {
 		b, _ := os.ReadFile(stderr)
-		return fmt.Sprintf("states %v\nlcwrap stderr: %s\nscreen:\n%s", states(w.events()), b, x.screen("t:0"))
+		return fmt.Sprintf("states %v\nlcwrap stderr: %s\nscreen:\n%s", states(w.events()), b, x.Screen("t:0"))
 	}
 	// The port lcwrap chose, from its created event.
 	var port string
@@ -168,7 +138,7 @@ func TestTUIPermission(t *testing.T) {
 	}, show)
 	waitFor(t, 90*time.Second, "the TUI's server and prompt", func() bool {
 		code, _ := api(t, port, "GET", "/session", "")
-		return code == 200 && strings.Contains(x.screen("t:0"), "Ask anything")
+		return code == 200 && strings.Contains(x.Screen("t:0"), "Ask anything")
 	}, show)
 	// lcwrap connects within 200 ms of the server's answer; the prompt
 	// goes in through the TUI's own API.
@@ -192,10 +162,10 @@ func TestTUIPermission(t *testing.T) {
 	if !strings.Contains(status, "waiting:permission") {
 		t.Fatalf("status does not show the wait:\n%s", status)
 	}
-	x.do("new-window", "-t", "t:1", w.script("exec "+top))
+	x.Do("new-window", "-t", "t:1", w.script("exec "+top))
 	var topScreen string
 	waitFor(t, time.Minute, "top showing the wait", func() bool {
-		topScreen = x.screen("t:1")
+		topScreen = x.Screen("t:1")
 		return strings.Contains(topScreen, "waiting:permission")
 	}, func() string { return topScreen })
 	html := filepath.Join(t.TempDir(), "report.html")
@@ -204,7 +174,7 @@ func TestTUIPermission(t *testing.T) {
 	}
 	checkReport(t, html, w.events())
 	captureDocs(t, status, topScreen)
-	x.do("kill-window", "-t", "t:1")
+	x.Do("kill-window", "-t", "t:1")
 
 	// The answer, through the HTTP API.
 	code, b := api(t, port, "GET", "/permission", "")
@@ -237,7 +207,7 @@ func TestTUIPermission(t *testing.T) {
 		return false
 	}
 	for deadline := time.Now().Add(time.Minute); !ended() && time.Now().Before(deadline); time.Sleep(time.Second) {
-		x.do("send-keys", "-t", "t:0", "C-c")
+		x.Do("send-keys", "-t", "t:0", "C-c")
 	}
 	if !ended() {
 		t.Fatalf("the TUI did not quit\n%s", show())
