@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,8 +89,9 @@ const AgentsLimits = "Claude Code's own session list (claude agents) and job sta
 // observeEntry is what one listed session shows: its first sight, and its
 // status and state when they changed. Status and state decide a state
 // only when they agree (busy and working: running; idle or waiting, and
-// blocked or no state: waiting, for what waitingFor names or else the
-// user); when they disagree the activity says both and the state stays.
+// blocked or no state: waiting, for the reason waitReason reads, its
+// waitingFor kept raw in the evidence); when they disagree the activity
+// says both and the state stays.
 func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 	native := "claude agents"
 	facts := agent.Facts{Status: cut(e.Status, 32), State: cut(e.State, 32), Kind: cut(e.Kind, 32), PID: int64(e.PID)}
@@ -106,7 +108,7 @@ func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 		}
 		return nil
 	}
-	o := agent.Observation{Session: e.SessionID, Native: native + ": status " + cut(e.Status, 32) + ", state " + cut(e.State, 32), Facts: facts}
+	o := agent.Observation{Session: e.SessionID, Native: native + ": status " + cut(e.Status, 32) + ", state " + cut(e.State, 32) + waitingEvidence(e.WaitingFor), Facts: facts}
 	switch {
 	case e.State == "done" || e.State == "failed" || e.State == "stopped":
 		o.Kind, o.Reason = agent.SessionEnded, e.State
@@ -114,9 +116,10 @@ func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 	case e.Status == "busy" && e.State == "working":
 		o.Kind, o.Summary = agent.Working, "claude agents: busy, working"
 	case (e.Status == "idle" || e.Status == "waiting") && (e.State == "blocked" || e.State == ""):
-		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, waitReason(e.WaitingFor), "claude agents: "+cut(e.Status, 32)+cmp.Or(", waiting for "+cut(e.WaitingFor, 40), "")
-		if e.WaitingFor == "" {
-			o.Summary = "claude agents: " + cut(e.Status, 32)
+		o.Kind, o.WaitingFor = agent.Waiting, waitReason(e.Status, e.WaitingFor)
+		o.Summary = "claude agents: " + cut(e.Status, 32)
+		if e.WaitingFor != "" {
+			o.Summary += ", waiting for " + cut(e.WaitingFor, 40)
 		}
 	case e.Status == "":
 		o.Kind = agent.Note
@@ -128,20 +131,40 @@ func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 	return append(obs, o)
 }
 
-// waitReason reads a listed session's waitingFor into the one vocabulary:
-// nothing named is the user's move; what it names is kept raw in the
-// activity, and read as permission or input where it says so, else other.
-func waitReason(w string) event.WaitReason {
+// waitReason reads what a waiting session waits for — Claude Code's
+// status and its waitingFor, the words it shows (2.1.332 writes
+// "permission prompt", "input needed", "dialog open", "sandbox request",
+// "worker request", "goal proposal") — into the one vocabulary, by
+// keyword where the words say it: a permission, an input or a question,
+// a dialog, a trust prompt or a login; nothing named after a turn
+// (status idle) is the user's move; anything else, and a waiting status
+// that names nothing, is other. The raw words are kept in the evidence
+// (waitingEvidence), never replaced by the reason.
+func waitReason(status, w string) event.WaitReason {
 	l := strings.ToLower(w)
+	has := func(words ...string) bool {
+		return slices.ContainsFunc(words, func(k string) bool { return strings.Contains(l, k) })
+	}
 	switch {
-	case w == "":
+	case w == "" && status == "idle":
 		return event.WaitUser
-	case strings.Contains(l, "permission") || strings.Contains(l, "approv"):
+	case has("permission", "approv"):
 		return event.WaitPermission
-	case strings.Contains(l, "input") || strings.Contains(l, "question") || strings.Contains(l, "answer"):
+	case has("input", "question", "answer", "elicitation"):
 		return event.WaitInput
+	case has("dialog", "trust", "login", "log in", "sign in"):
+		return event.WaitDialog
 	}
 	return event.WaitOther
+}
+
+// waitingEvidence is a waitingFor as the evidence keeps it: raw, quoted,
+// cut to 60 characters ("" when none).
+func waitingEvidence(w string) string {
+	if w == "" {
+		return ""
+	}
+	return ", waitingFor " + strconv.Quote(cut(w, 60))
 }
 
 // registryDebounce gathers a burst of changes in the registry's
