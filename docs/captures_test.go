@@ -39,6 +39,8 @@ var captured = map[string]string{
 	"agent-waiting":             "examples/agent TestREADMERun",
 	"agent-ended":               "examples/agent TestREADMERun",
 	"agent-interrupted":         "internal/agent/claudecode TestInteractiveInterrupt",
+	"agent-interrupted-top":     "internal/agent/claudecode TestInteractiveInterrupt",
+	"agent-interrupted-report":  "internal/agent/claudecode TestInteractiveInterrupt",
 }
 
 func TestEveryCaptureIsRun(t *testing.T) {

@@ -158,7 +158,8 @@ var masks = []struct {
 	// The machine's, and (check) which of two observers was first.
 	{regexp.MustCompile(`"(host|executable|check)":"[^"]*"`), `"$1":"X"`},
 	{regexp.MustCompile(`/tmp(/[A-Za-z0-9._-]+)+`), "/tmp/X"},
-	{regexp.MustCompile(`<?\b\d+(\.\d+)?(ms|s|m|h|d)\b`), "DUR"},
+	// One unit (850ms, 42s, <1s) or two (3m07s, 2h05m, 3d04h).
+	{regexp.MustCompile(`<?\b\d+(\.\d+)?(ms|s|m|h|d)(\d\d(s|m|h))?\b`), "DUR"},
 	{regexp.MustCompile(`\d+`), "N"},
 	{regexp.MustCompile(`[ \t]+`), " "},
 }

@@ -32,6 +32,12 @@ func TestNormalize(t *testing.T) {
 	if Normalize(a) != Normalize(b) {
 		t.Fatalf("\n%s\n%s", Normalize(a), Normalize(b))
 	}
+	// A duration of two units is one duration.
+	for _, d := range []string{"1m07s", "2h05m", "3d04h", "850ms"} {
+		if x, y := Normalize("duration 42s ago"), Normalize("duration "+d+" ago"); x != y {
+			t.Errorf("%q and %q differ", x, y)
+		}
+	}
 	// Words and layout still count: a missing column, another state.
 	for _, c := range []string{
 		strings.Replace(b, "?1  ", "", 1),
