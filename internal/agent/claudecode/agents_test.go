@@ -242,11 +242,14 @@ func deadPID(t *testing.T) int {
 	return p.Pid
 }
 
-// BenchmarkFleetIdle is the CPU an idle follower of 50 background
-// sessions costs (50 job directories, 50 pid registry files, nothing
-// changing), per minute: the process's CPU (getrusage) over each second
-// of idleness, scaled — beside the same idle second with no follower (the
-// test process's own floor), so that the difference is the follower's.
+// BenchmarkFleetIdle is an idle follower of 50 background sessions (50
+// job directories, 50 pid registry files, nothing changing) inside the
+// test process: its listings (none while nothing changes) and the
+// process's CPU (getrusage) over each idle second, scaled to a minute,
+// beside the same second with no follower. The test process wakes every
+// second, so its CPU is mostly its own; the follower's figure, measured
+// as a process of its own with a real background session, is
+// bench/claudefleet's.
 func BenchmarkFleetIdle(b *testing.B) {
 	b.Run("no follower", func(b *testing.B) { idleCPU(b, nil) })
 	b.Run("50 sessions", func(b *testing.B) {
