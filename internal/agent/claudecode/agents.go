@@ -187,6 +187,11 @@ type fleet struct {
 	list    lister
 	say     func(format string, args ...any)
 	seen    map[string]*AgentEntry // by session id, the last listing's
+	// ids are the listed pids' process identities (pid and start time),
+	// read when a session's pid is first listed: a pid reused by another
+	// process is then not taken for the session's.
+	ids   map[string]event.Identity
+	procs event.ProcTable // the process table (a seam for tests)
 	listed  int                    // listings made
 	stop    chan struct{}
 	done    chan struct{}
@@ -221,7 +226,7 @@ func startFleet(req agent.AdoptRequest, t agent.RegistryTarget, cfgDir string, l
 	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Limits: AgentsLimits,
 		Emitter: req.Emitter.WithSource(Source), Parent: t.Lineage.ParentChildID,
 		Root: cmp.Or(t.Lineage.RootChildID, t.Lineage.ParentChildID), External: true, RunTag: agent.RunTag("")})
-	f := &fleet{tracker: tr, cfgDir: cfgDir, list: list, seen: map[string]*AgentEntry{}, stop: make(chan struct{}), done: make(chan struct{}),
+	f := &fleet{tracker: tr, cfgDir: cfgDir, list: list, seen: map[string]*AgentEntry{}, ids: map[string]event.Identity{}, procs: event.System, stop: make(chan struct{}), done: make(chan struct{}),
 		say: func(format string, args ...any) { req.Sayf(format, args...) }}
 	f.apply(entries)
 	req.Sayf("following every session Claude Code lists (%d now), as they come and go; ^C to stop", len(entries))
@@ -284,8 +289,15 @@ func (f *fleet) apply(entries []AgentEntry) {
 	for i := range entries {
 		e := entries[i]
 		now[e.SessionID] = true
-		if obs := observeEntry(e, f.seen[e.SessionID]); len(obs) > 0 {
+		prev := f.seen[e.SessionID]
+		if obs := observeEntry(e, prev); len(obs) > 0 {
 			f.tracker.Apply(agent.Observe(obs...))
+		}
+		if prev == nil || prev.PID != e.PID {
+			delete(f.ids, e.SessionID)
+			if id, _, err := event.IdentityOf(f.procs, e.PID); e.PID > 0 && err == nil {
+				f.ids[e.SessionID] = id
+			}
 		}
 		f.seen[e.SessionID] = &e
 	}
@@ -294,6 +306,8 @@ func (f *fleet) apply(entries []AgentEntry) {
 			continue
 		}
 		delete(f.seen, sid)
+		id, known := f.ids[sid]
+		delete(f.ids, sid)
 		if js, err := f.jobState(e); err == nil && (js.State == "done" || js.State == "failed" || js.State == "stopped") {
 			last := *e
 			last.State, last.Status = js.State, js.Tempo
@@ -302,9 +316,20 @@ func (f *fleet) apply(entries []AgentEntry) {
 		}
 		cause := agent.AgentEvent{Evidence: "claude agents", Claim: agent.ClaimAgentProcessEnded,
 			Note: "no longer listed by claude agents, and its job state names no end; how it ended is unknown"}
-		if processAlive(e.PID) {
+		v := event.Verdict{Status: event.Gone}
+		switch {
+		case known:
+			v = event.CheckIdentity(f.procs, id)
+		case processAlive(e.PID):
+			v = event.Verdict{Status: event.ProcUnknown, Reason: "a process has that pid; its start time was never read"}
+		}
+		switch v.Status {
+		case event.Alive:
 			cause.Claim = ClaimUnlisted
-			cause.Note = "no longer listed by claude agents while its pid is still there; how it ended is unknown"
+			cause.Note = "no longer listed by claude agents while its process is still there; how it ended is unknown"
+		case event.ProcUnknown:
+			cause.Claim = ClaimUnlisted
+			cause.Note = "no longer listed by claude agents; whether its process is still there is unknown (" + v.Reason + "); how it ended is unknown"
 		}
 		f.tracker.EndSession(sid, cause)
 	}

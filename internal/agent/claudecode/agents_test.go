@@ -305,3 +305,38 @@ func joinComma(s []string) string {
 	}
 	return out
 }
+
+// TestFleetPIDReused: a session no longer listed whose pid now belongs to
+// another process (its start time differs from the one read when the
+// session was first listed) ended with its process; one whose process is
+// the same is only no longer listed.
+func TestFleetPIDReused(t *testing.T) {
+	procs := &event.FakeProcTable{}
+	procs.Set(4001, event.ProcInfo{PID: 4001, StartTime: 100, State: 'S'})
+	procs.Set(4002, event.ProcInfo{PID: 4002, StartTime: 100, State: 'S'})
+	sink := &eventcap.Sink{}
+	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Limits: AgentsLimits,
+		Emitter: emit.New(emit.Options{Source: Source}, sink), External: true, RunTag: agent.RunTag("")})
+	f := &fleet{tracker: tr, cfgDir: t.TempDir(), seen: map[string]*AgentEntry{}, ids: map[string]event.Identity{}, procs: procs}
+	var es []AgentEntry
+	json.Unmarshal([]byte("["+entry("s-reused", "r", 4001, "busy", "working")+","+entry("s-same", "s", 4002, "busy", "working")+"]"), &es)
+	f.apply(es)
+	procs.Set(4001, event.ProcInfo{PID: 4001, StartTime: 999, State: 'S'}) // another process now
+	f.apply(nil)
+	claims := map[string]string{}
+	for _, e := range sink.Events() {
+		d, _ := event.DecodeDetails[agent.AgentEvent](e.Details)
+		if e.Kind == event.KindTerminal {
+			claims[e.ChildID] = d.Claim
+		}
+		if e.Kind == event.KindCreated {
+			claims[d.SessionID] = e.ChildID
+		}
+	}
+	if c := claims[claims["s-reused"]]; c != agent.ClaimAgentProcessEnded {
+		t.Errorf("the session whose pid was reused ended with claim %q", c)
+	}
+	if c := claims[claims["s-same"]]; c != ClaimUnlisted {
+		t.Errorf("the session whose process is still there ended with claim %q", c)
+	}
+}
