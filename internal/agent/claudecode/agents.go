@@ -190,13 +190,13 @@ type fleet struct {
 	// ids are the listed pids' process identities (pid and start time),
 	// read when a session's pid is first listed: a pid reused by another
 	// process is then not taken for the session's.
-	ids   map[string]event.Identity
-	procs event.ProcTable // the process table (a seam for tests)
-	listed  int                    // listings made
-	stop    chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	mu      sync.Mutex // guards listed (read by tests)
+	ids    map[string]event.Identity
+	procs  event.ProcTable // the process table (a seam for tests)
+	listed int             // listings made
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	mu     sync.Mutex // guards listed (read by tests)
 }
 
 // adoptRegistry follows every session of the registry under cfgDir.
