@@ -131,6 +131,21 @@ func TestInteractiveInterrupt(t *testing.T) {
 	}
 	doccapture.Check(t, "../../../docs/agents.md", "agent-interrupted",
 		"$ lcwrap status\n"+table+"$ lcwrap status --json | jq '.children[] | select(.source == \"claude-code\") | {childId, display, waiting, agent}'\n"+js)
+	// No TRACEPARENT of the user's: the run has a new trace of lcwrap's,
+	// recorded on the launched process.
+	traced := false
+	for _, ev := range w.events() {
+		if ev.ChildID == "claude-1" && ev.Kind == event.KindCreated {
+			traced = true
+			cd, _ := event.DecodeDetails[launchedCreated](ev.Details)
+			if cd.Agent == nil || cd.Agent.TraceFrom != "lcwrap" || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(cd.Agent.TraceID) {
+				t.Fatalf("the run's trace: %s", ev.Details)
+			}
+		}
+	}
+	if !traced {
+		t.Fatal("no created event of the launched process")
+	}
 	// top and report read the same journal: the reason beside the cost.
 	id, _ := sessionStates(w.events())
 	doccapture.Check(t, "../../../docs/agents.md", "agent-interrupted-top", topCapture(t, w, x))
