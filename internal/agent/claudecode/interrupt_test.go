@@ -239,6 +239,22 @@ func reportCapture(t *testing.T, w *world, session, evidence string) string {
 	if !ok || !strings.Contains(detail, "Waiting   for user") || !strings.Contains(detail, "Usage ") {
 		t.Fatalf("the report's section of %s lacks its reason or usage:\n%s", session, detail)
 	}
+	// LCWRAP_AGENT_REPORT_SHOT=PATH: a headless Chromium screenshot there
+	// of the report of the session alone (--child), its section in view
+	// (docs/img/report-agent.png is one).
+	if shot := os.Getenv("LCWRAP_AGENT_REPORT_SHOT"); shot != "" {
+		bin := testtool.Need(t, "chromium", "apt-get install chromium")
+		one := filepath.Join(t.TempDir(), "session.html")
+		if _, errs, code := w.run(lcwrap(t), "report", "--child", session, "--html", one); code != 0 {
+			t.Fatalf("report --child: %d %s", code, errs)
+		}
+		out, err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+			"--window-size=1280,1340", "--hide-scrollbars", "--screenshot="+shot, "file://"+one).CombinedOutput()
+		if err != nil {
+			t.Fatalf("chromium: %v\n%s", err, out)
+		}
+	}
 	return "$ lcwrap report --html report.html   # what it says of the session\n" +
 		"row:      " + strings.Join(texts, " | ") + "\n" +
 		"timeline: " + episode + "\n" +
