@@ -49,6 +49,8 @@ var captured = map[string]string{
 	"copilot-wait-top":          "internal/agent/copilot TestTUIPermissionUnderPTY",
 	"opencode-status":           "internal/agent/opencode TestTUIPermission",
 	"opencode-top":              "internal/agent/opencode TestTUIPermission",
+	"agent-interrupted-top":     "internal/agent/claudecode TestInteractiveInterrupt",
+	"agent-interrupted-report":  "internal/agent/claudecode TestInteractiveInterrupt",
 }
 
 func TestEveryCaptureIsRun(t *testing.T) {

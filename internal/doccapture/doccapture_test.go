@@ -41,6 +41,12 @@ func TestNormalize(t *testing.T) {
 	if x, y := "oc-ses_dcc8-7r3kdgby.ses_dcc8  1m12s ago", "oc-ses_dcc7-ab72wgjv.ses_dcc7  54s ago"; Normalize(x) != Normalize(y) {
 		t.Errorf("\n%s\n%s", Normalize(x), Normalize(y))
 	}
+	// A duration of two units is one duration.
+	for _, d := range []string{"1m07s", "2h05m", "3d04h", "850ms"} {
+		if x, y := Normalize("duration 42s ago"), Normalize("duration "+d+" ago"); x != y {
+			t.Errorf("%q and %q differ", x, y)
+		}
+	}
 	// Words and layout still count: a missing column, another state.
 	for _, c := range []string{
 		strings.Replace(b, "?1  ", "", 1),

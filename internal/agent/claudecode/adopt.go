@@ -89,13 +89,13 @@ func (a *adopted) follow() {
 	} else {
 		defer w.close()
 	}
-	last := a.reg.Status
+	last := [2]string{a.reg.Status, a.reg.WaitingFor}
 	for {
 		// Read first: a change between the adoption's read and the
 		// watch's start is not missed.
 		r, err := ReadRegistry(a.reg.Path)
-		if err == nil && r.PID == a.reg.PID && r.ProcStart == a.reg.ProcStart && r.SessionID == a.reg.SessionID && r.Status != last {
-			last = r.Status
+		if err == nil && r.PID == a.reg.PID && r.ProcStart == a.reg.ProcStart && r.SessionID == a.reg.SessionID && [2]string{r.Status, r.WaitingFor} != last {
+			last = [2]string{r.Status, r.WaitingFor}
 			a.tracker.Apply(agent.Observe(RegistryObservations(r, false)...))
 		}
 		// (gone — the process is ending — or another's: nothing to follow)

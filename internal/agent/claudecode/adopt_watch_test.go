@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,8 +21,9 @@ import (
 func TestRegistryFollowedOnChange(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "123.json")
+	waitingFor := ""
 	write := func(status string, replace bool) {
-		b, _ := json.Marshal(Registry{PID: 123, SessionID: "s1", ProcStart: "77", Status: status})
+		b, _ := json.Marshal(Registry{PID: 123, SessionID: "s1", ProcStart: "77", Status: status, WaitingFor: waitingFor})
 		if replace {
 			tmp := path + ".tmp"
 			os.WriteFile(tmp, b, 0o600)
@@ -70,6 +72,34 @@ func TestRegistryFollowedOnChange(t *testing.T) {
 	until("running after the file was rewritten", last(event.StateRunning))
 	write("idle", true)
 	until("waiting after the file was replaced", last(event.StateWaiting))
+	// A permission prompt, then a dialog: the status stays "waiting", its
+	// waitingFor changes, and each is read into its reason (the second,
+	// already waiting, as activity: a repeated state is never a
+	// self-edge).
+	reasons := func() []string {
+		var out []string
+		for _, ev := range sink.Events() {
+			if d, _ := event.DecodeDetails[agent.AgentEvent](ev.Details); ev.State == event.StateWaiting && d.WaitingFor != "" {
+				out = append(out, d.WaitingFor)
+			}
+		}
+		return out
+	}
+	lastReason := func(r string) func() bool {
+		return func() bool { rs := reasons(); return len(rs) > 0 && rs[len(rs)-1] == r }
+	}
+	write("busy", false)
+	until("running", last(event.StateRunning))
+	waitingFor = "permission prompt"
+	write("waiting", false)
+	until("waiting for permission", lastReason("permission"))
+	waitingFor = "dialog open"
+	write("waiting", false)
+	until("waiting for a dialog (activity)", func() bool {
+		evs := sink.Events()
+		e := evs[len(evs)-1]
+		return e.Kind == event.KindActivity && strings.HasPrefix(e.Activity, "waiting for dialog") && strings.Contains(string(e.Details), `waitingFor \"dialog open\"`)
+	})
 	ended := make(chan struct{})
 	go func() { a.End(false); close(ended) }()
 	select {

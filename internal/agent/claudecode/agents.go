@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,8 +89,9 @@ const AgentsLimits = "Claude Code's own session list (claude agents) and job sta
 // observeEntry is what one listed session shows: its first sight, and its
 // status and state when they changed. Status and state decide a state
 // only when they agree (busy and working: running; idle or waiting, and
-// blocked or no state: waiting, for what waitingFor names or else the
-// user); when they disagree the activity says both and the state stays.
+// blocked or no state: waiting, for the reason waitReason reads, its
+// waitingFor kept raw in the evidence); when they disagree the activity
+// says both and the state stays.
 func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 	native := "claude agents"
 	facts := agent.Facts{Status: cut(e.Status, 32), State: cut(e.State, 32), Kind: cut(e.Kind, 32), PID: int64(e.PID)}
@@ -106,7 +108,7 @@ func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 		}
 		return nil
 	}
-	o := agent.Observation{Session: e.SessionID, Native: native + ": status " + cut(e.Status, 32) + ", state " + cut(e.State, 32), Facts: facts}
+	o := agent.Observation{Session: e.SessionID, Native: native + ": status " + cut(e.Status, 32) + ", state " + cut(e.State, 32) + waitingEvidence(e.WaitingFor), Facts: facts}
 	switch {
 	case e.State == "done" || e.State == "failed" || e.State == "stopped":
 		o.Kind, o.Reason = agent.SessionEnded, e.State
@@ -114,9 +116,10 @@ func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 	case e.Status == "busy" && e.State == "working":
 		o.Kind, o.Summary = agent.Working, "claude agents: busy, working"
 	case (e.Status == "idle" || e.Status == "waiting") && (e.State == "blocked" || e.State == ""):
-		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, waitReason(e.WaitingFor), "claude agents: "+cut(e.Status, 32)+cmp.Or(", waiting for "+cut(e.WaitingFor, 40), "")
-		if e.WaitingFor == "" {
-			o.Summary = "claude agents: " + cut(e.Status, 32)
+		o.Kind, o.WaitingFor = agent.Waiting, waitReason(e.Status, e.WaitingFor)
+		o.Summary = "claude agents: " + cut(e.Status, 32)
+		if e.WaitingFor != "" {
+			o.Summary += ", waiting for " + cut(e.WaitingFor, 40)
 		}
 	case e.Status == "":
 		o.Kind = agent.Note
@@ -128,20 +131,40 @@ func observeEntry(e AgentEntry, prev *AgentEntry) []agent.Observation {
 	return append(obs, o)
 }
 
-// waitReason reads a listed session's waitingFor into the one vocabulary:
-// nothing named is the user's move; what it names is kept raw in the
-// activity, and read as permission or input where it says so, else other.
-func waitReason(w string) event.WaitReason {
+// waitReason reads what a waiting session waits for — Claude Code's
+// status and its waitingFor, the words it shows (2.1.332 writes
+// "permission prompt", "input needed", "dialog open", "sandbox request",
+// "worker request", "goal proposal") — into the one vocabulary, by
+// keyword where the words say it: a permission, an input or a question,
+// a dialog, a trust prompt or a login; nothing named after a turn
+// (status idle) is the user's move; anything else, and a waiting status
+// that names nothing, is other. The raw words are kept in the evidence
+// (waitingEvidence), never replaced by the reason.
+func waitReason(status, w string) event.WaitReason {
 	l := strings.ToLower(w)
+	has := func(words ...string) bool {
+		return slices.ContainsFunc(words, func(k string) bool { return strings.Contains(l, k) })
+	}
 	switch {
-	case w == "":
+	case w == "" && status == "idle":
 		return event.WaitUser
-	case strings.Contains(l, "permission") || strings.Contains(l, "approv"):
+	case has("permission", "approv"):
 		return event.WaitPermission
-	case strings.Contains(l, "input") || strings.Contains(l, "question") || strings.Contains(l, "answer"):
+	case has("input", "question", "answer", "elicitation"):
 		return event.WaitInput
+	case has("dialog", "trust", "login", "log in", "sign in"):
+		return event.WaitDialog
 	}
 	return event.WaitOther
+}
+
+// waitingEvidence is a waitingFor as the evidence keeps it: raw, quoted,
+// cut to 60 characters ("" when none).
+func waitingEvidence(w string) string {
+	if w == "" {
+		return ""
+	}
+	return ", waitingFor " + strconv.Quote(cut(w, 60))
 }
 
 // registryDebounce gathers a burst of changes in the registry's
@@ -164,11 +187,16 @@ type fleet struct {
 	list    lister
 	say     func(format string, args ...any)
 	seen    map[string]*AgentEntry // by session id, the last listing's
-	listed  int                    // listings made
-	stop    chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	mu      sync.Mutex // guards listed (read by tests)
+	// ids are the listed pids' process identities (pid and start time),
+	// read when a session's pid is first listed: a pid reused by another
+	// process is then not taken for the session's.
+	ids    map[string]event.Identity
+	procs  event.ProcTable // the process table (a seam for tests)
+	listed int             // listings made
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	mu     sync.Mutex // guards listed (read by tests)
 }
 
 // adoptRegistry follows every session of the registry under cfgDir.
@@ -198,7 +226,7 @@ func startFleet(req agent.AdoptRequest, t agent.RegistryTarget, cfgDir string, l
 	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Limits: AgentsLimits,
 		Emitter: req.Emitter.WithSource(Source), Parent: t.Lineage.ParentChildID,
 		Root: cmp.Or(t.Lineage.RootChildID, t.Lineage.ParentChildID), External: true, RunTag: agent.RunTag("")})
-	f := &fleet{tracker: tr, cfgDir: cfgDir, list: list, seen: map[string]*AgentEntry{}, stop: make(chan struct{}), done: make(chan struct{}),
+	f := &fleet{tracker: tr, cfgDir: cfgDir, list: list, seen: map[string]*AgentEntry{}, ids: map[string]event.Identity{}, procs: event.System, stop: make(chan struct{}), done: make(chan struct{}),
 		say: func(format string, args ...any) { req.Sayf(format, args...) }}
 	f.apply(entries)
 	req.Sayf("following every session Claude Code lists (%d now), as they come and go; ^C to stop", len(entries))
@@ -261,8 +289,15 @@ func (f *fleet) apply(entries []AgentEntry) {
 	for i := range entries {
 		e := entries[i]
 		now[e.SessionID] = true
-		if obs := observeEntry(e, f.seen[e.SessionID]); len(obs) > 0 {
+		prev := f.seen[e.SessionID]
+		if obs := observeEntry(e, prev); len(obs) > 0 {
 			f.tracker.Apply(agent.Observe(obs...))
+		}
+		if prev == nil || prev.PID != e.PID {
+			delete(f.ids, e.SessionID)
+			if id, _, err := event.IdentityOf(f.procs, e.PID); e.PID > 0 && err == nil {
+				f.ids[e.SessionID] = id
+			}
 		}
 		f.seen[e.SessionID] = &e
 	}
@@ -271,6 +306,8 @@ func (f *fleet) apply(entries []AgentEntry) {
 			continue
 		}
 		delete(f.seen, sid)
+		id, known := f.ids[sid]
+		delete(f.ids, sid)
 		if js, err := f.jobState(e); err == nil && (js.State == "done" || js.State == "failed" || js.State == "stopped") {
 			last := *e
 			last.State, last.Status = js.State, js.Tempo
@@ -279,9 +316,20 @@ func (f *fleet) apply(entries []AgentEntry) {
 		}
 		cause := agent.AgentEvent{Evidence: "claude agents", Claim: agent.ClaimAgentProcessEnded,
 			Note: "no longer listed by claude agents, and its job state names no end; how it ended is unknown"}
-		if processAlive(e.PID) {
+		v := event.Verdict{Status: event.Gone}
+		switch {
+		case known:
+			v = event.CheckIdentity(f.procs, id)
+		case processAlive(e.PID):
+			v = event.Verdict{Status: event.ProcUnknown, Reason: "a process has that pid; its start time was never read"}
+		}
+		switch v.Status {
+		case event.Alive:
 			cause.Claim = ClaimUnlisted
-			cause.Note = "no longer listed by claude agents while its pid is still there; how it ended is unknown"
+			cause.Note = "no longer listed by claude agents while its process is still there; how it ended is unknown"
+		case event.ProcUnknown:
+			cause.Claim = ClaimUnlisted
+			cause.Note = "no longer listed by claude agents; whether its process is still there is unknown (" + v.Reason + "); how it ended is unknown"
 		}
 		f.tracker.EndSession(sid, cause)
 	}

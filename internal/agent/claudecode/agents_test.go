@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -59,15 +60,73 @@ func FuzzReadJobState(f *testing.F) {
 
 func FuzzParseAgents(f *testing.F) {
 	f.Add([]byte(agentsListed))
+	f.Add([]byte(`[{"pid":7,"id":"x","sessionId":"s","status":"waiting","state":"blocked","waitingFor":"sandbox request"}]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		es, err := ParseAgents(b)
 		for _, e := range es {
 			if err != nil || e.SessionID == "" {
 				t.Fatalf("%+v %v", e, err)
 			}
-			observeEntry(e, nil) // never panics
+			for _, o := range observeEntry(e, nil) { // never panics
+				if o.Kind == agent.Waiting && event.ParseWaitReason(string(o.WaitingFor)) != o.WaitingFor {
+					t.Fatalf("a reason outside the vocabulary: %q", o.WaitingFor)
+				}
+				if o.Kind == agent.Waiting && e.WaitingFor != "" && !strings.Contains(o.Native, "waitingFor ") {
+					t.Fatalf("the raw waitingFor is not in the evidence: %q", o.Native)
+				}
+			}
 		}
 	})
+}
+
+// TestWaitingFor: a listed session's waitingFor (the words claude 2.1.332
+// writes, and others) is read into the one vocabulary by keyword where
+// the words say it, else other; the raw words stay in the evidence. The
+// pid registry's waiting status reads the same way.
+func TestWaitingFor(t *testing.T) {
+	for _, tc := range []struct {
+		status, waitingFor string
+		want               event.WaitReason
+	}{
+		{"idle", "", event.WaitUser},
+		{"waiting", "", event.WaitOther}, // it says it waits, naming nothing
+		{"waiting", "permission prompt", event.WaitPermission},
+		{"waiting", "input needed", event.WaitInput},
+		{"waiting", "dialog open", event.WaitDialog},
+		{"waiting", "sandbox request", event.WaitOther},
+		{"waiting", "worker request", event.WaitOther},
+		{"waiting", "goal proposal", event.WaitOther},
+		{"waiting", "Approval required", event.WaitPermission},
+		{"waiting", "a question for you", event.WaitInput},
+		{"waiting", "login", event.WaitDialog},
+		{"waiting", "trust this folder?", event.WaitDialog},
+	} {
+		e := AgentEntry{PID: 1, ID: "a", SessionID: "s", Status: tc.status, State: "blocked", WaitingFor: tc.waitingFor}
+		obs := observeEntry(e, &AgentEntry{SessionID: "s", Status: "busy", State: "working"})
+		if len(obs) != 1 || obs[0].Kind != agent.Waiting || obs[0].WaitingFor != tc.want {
+			t.Errorf("%s %q: %+v (want waiting for %s)", tc.status, tc.waitingFor, obs, tc.want)
+			continue
+		}
+		if tc.waitingFor != "" && !strings.Contains(obs[0].Native, `waitingFor "`+tc.waitingFor+`"`) {
+			t.Errorf("%q: the evidence %q does not keep the raw words", tc.waitingFor, obs[0].Native)
+		}
+		r := &Registry{PID: 1, SessionID: "s", Status: tc.status, WaitingFor: tc.waitingFor, Path: "/x/sessions/1.json"}
+		ro := RegistryObservations(r, false)
+		if len(ro) != 1 || ro[0].Kind != agent.Waiting || ro[0].WaitingFor != tc.want || tc.waitingFor != "" && !strings.Contains(ro[0].Native, `waitingFor "`+tc.waitingFor+`"`) {
+			t.Errorf("registry %s %q: %+v (want waiting for %s)", tc.status, tc.waitingFor, ro, tc.want)
+		}
+	}
+	// The tracker's known inconsistency the other way: working during a
+	// permission prompt. Both kept; no state chosen.
+	obs := observeEntry(AgentEntry{SessionID: "s", Status: "waiting", State: "working", WaitingFor: "permission prompt"}, &AgentEntry{SessionID: "s", Status: "busy", State: "working"})
+	if len(obs) != 1 || obs[0].Kind != agent.Note || obs[0].Facts.Status != "waiting" || obs[0].Facts.State != "working" || !strings.Contains(obs[0].Native, `waitingFor "permission prompt"`) {
+		t.Fatalf("waiting with working: %+v", obs)
+	}
+	// Only the waitingFor changed: a new observation.
+	if obs := observeEntry(AgentEntry{SessionID: "s", Status: "waiting", State: "blocked", WaitingFor: "dialog open"},
+		&AgentEntry{SessionID: "s", Status: "waiting", State: "blocked", WaitingFor: "permission prompt"}); len(obs) != 1 || obs[0].WaitingFor != event.WaitDialog {
+		t.Fatalf("a new waitingFor: %+v", obs)
+	}
 }
 
 // fakeList is a session list the test sets.
@@ -183,11 +242,14 @@ func deadPID(t *testing.T) int {
 	return p.Pid
 }
 
-// BenchmarkFleetIdle is the CPU an idle follower of 50 background
-// sessions costs (50 job directories, 50 pid registry files, nothing
-// changing), per minute: the process's CPU (getrusage) over each second
-// of idleness, scaled — beside the same idle second with no follower (the
-// test process's own floor), so that the difference is the follower's.
+// BenchmarkFleetIdle is an idle follower of 50 background sessions (50
+// job directories, 50 pid registry files, nothing changing) inside the
+// test process: its listings (none while nothing changes) and the
+// process's CPU (getrusage) over each idle second, scaled to a minute,
+// beside the same second with no follower. The test process wakes every
+// second, so its CPU is mostly its own; the follower's figure, measured
+// as a process of its own with a real background session, is
+// bench/claudefleet's.
 func BenchmarkFleetIdle(b *testing.B) {
 	b.Run("no follower", func(b *testing.B) { idleCPU(b, nil) })
 	b.Run("50 sessions", func(b *testing.B) {
@@ -242,4 +304,39 @@ func joinComma(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// TestFleetPIDReused: a session no longer listed whose pid now belongs to
+// another process (its start time differs from the one read when the
+// session was first listed) ended with its process; one whose process is
+// the same is only no longer listed.
+func TestFleetPIDReused(t *testing.T) {
+	procs := &event.FakeProcTable{}
+	procs.Set(4001, event.ProcInfo{PID: 4001, StartTime: 100, State: 'S'})
+	procs.Set(4002, event.ProcInfo{PID: 4002, StartTime: 100, State: 'S'})
+	sink := &eventcap.Sink{}
+	tr := agent.New(agent.Config{Source: Source, Prefix: ChildPrefix, Limits: AgentsLimits,
+		Emitter: emit.New(emit.Options{Source: Source}, sink), External: true, RunTag: agent.RunTag("")})
+	f := &fleet{tracker: tr, cfgDir: t.TempDir(), seen: map[string]*AgentEntry{}, ids: map[string]event.Identity{}, procs: procs}
+	var es []AgentEntry
+	json.Unmarshal([]byte("["+entry("s-reused", "r", 4001, "busy", "working")+","+entry("s-same", "s", 4002, "busy", "working")+"]"), &es)
+	f.apply(es)
+	procs.Set(4001, event.ProcInfo{PID: 4001, StartTime: 999, State: 'S'}) // another process now
+	f.apply(nil)
+	claims := map[string]string{}
+	for _, e := range sink.Events() {
+		d, _ := event.DecodeDetails[agent.AgentEvent](e.Details)
+		if e.Kind == event.KindTerminal {
+			claims[e.ChildID] = d.Claim
+		}
+		if e.Kind == event.KindCreated {
+			claims[d.SessionID] = e.ChildID
+		}
+	}
+	if c := claims[claims["s-reused"]]; c != agent.ClaimAgentProcessEnded {
+		t.Errorf("the session whose pid was reused ended with claim %q", c)
+	}
+	if c := claims[claims["s-same"]]; c != ClaimUnlisted {
+		t.Errorf("the session whose process is still there ended with claim %q", c)
+	}
 }

@@ -3,9 +3,13 @@ package claudecode_test
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,12 +18,19 @@ import (
 	"github.com/lcwrap/lcwrap/internal/doccapture"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/testtool"
+	"github.com/lcwrap/lcwrap/internal/view"
 )
 
-// startInTmux runs argv in the test's tmux, in the project directory with
-// the world's environment.
+// startInTmux runs argv in the test's tmux (session t, 120×40), in the
+// project directory with the world's environment.
 func startInTmux(w *world, x *tmux, argv ...string) {
-	script := filepath.Join(w.t.TempDir(), "run.sh")
+	startTmuxSession(w, x, "t", 120, 40, argv...)
+}
+
+// startTmuxSession runs argv in a new session of the test's tmux, of the
+// given size, in the project directory with the world's environment.
+func startTmuxSession(w *world, x *tmux, name string, width, height int, argv ...string) {
+	script := filepath.Join(w.t.TempDir(), "run-"+name+".sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
 	for _, kv := range w.env {
@@ -32,9 +43,9 @@ func startInTmux(w *world, x *tmux, argv ...string) {
 	for i, a := range argv {
 		argv[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
-	fmt.Fprintf(&b, "exec %s\n", strings.Join(argv, " "))
+	fmt.Fprintf(&b, "export TERM=xterm-256color\nexec %s\n", strings.Join(argv, " "))
 	os.WriteFile(script, []byte(b.String()), 0o755)
-	x.do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
+	x.do("new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), script)
 }
 
 // TestInteractiveInterrupt: Esc during a long tool call fires no hook;
@@ -120,6 +131,25 @@ func TestInteractiveInterrupt(t *testing.T) {
 	}
 	doccapture.Check(t, "../../../docs/agents.md", "agent-interrupted",
 		"$ lcwrap status\n"+table+"$ lcwrap status --json | jq '.children[] | select(.source == \"claude-code\") | {childId, display, waiting, agent}'\n"+js)
+	// No TRACEPARENT of the user's: the run has a new trace of lcwrap's,
+	// recorded on the launched process.
+	traced := false
+	for _, ev := range w.events() {
+		if ev.ChildID == "claude-1" && ev.Kind == event.KindCreated {
+			traced = true
+			cd, _ := event.DecodeDetails[launchedCreated](ev.Details)
+			if cd.Agent == nil || cd.Agent.TraceFrom != "lcwrap" || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(cd.Agent.TraceID) {
+				t.Fatalf("the run's trace: %s", ev.Details)
+			}
+		}
+	}
+	if !traced {
+		t.Fatal("no created event of the launched process")
+	}
+	// top and report read the same journal: the reason beside the cost.
+	id, _ := sessionStates(w.events())
+	doccapture.Check(t, "../../../docs/agents.md", "agent-interrupted-top", topCapture(t, w, x))
+	doccapture.Check(t, "../../../docs/agents.md", "agent-interrupted-report", reportCapture(t, w, id, evidence))
 	x.do("send-keys", "-t", "t", "/exit")
 	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.screen(), "/exit") }, show)
 	x.do("send-keys", "-t", "t", "Enter")
@@ -127,4 +157,106 @@ func TestInteractiveInterrupt(t *testing.T) {
 		_, st := sessionStates(w.events())
 		return len(st) > 0 && st[len(st)-1] == "completed"
 	}, show)
+}
+
+// topCapture runs `lcwrap top` (lcwrap-top built beside the test's
+// lcwrap) on the world's journal in a tmux session of its own, 200
+// columns wide (nothing cut): the table once it shows the session's reason and cost,
+// then the session's detail pane down to its capabilities.
+func topCapture(t *testing.T, w *world, x *tmux) string {
+	t.Helper()
+	bin := lcwrap(t)
+	top := filepath.Join(filepath.Dir(bin), "lcwrap-top")
+	if _, err := os.Stat(top); err != nil {
+		if out, err := exec.Command("go", "build", "-o", top, "github.com/lcwrap/lcwrap/cmd/lcwrap-top").CombinedOutput(); err != nil {
+			t.Fatalf("go build lcwrap-top: %v\n%s", err, out)
+		}
+	}
+	startTmuxSession(w, x, "top", 200, 7, bin, "top")
+	screen := func() string { return x.do("capture-pane", "-p", "-t", "top") }
+	var table string
+	waitFor(t, "top showing the session waiting for the user, and its cost", func() bool {
+		table = screen()
+		return strings.Contains(table, "waiting:user") && strings.Contains(table, "≈$")
+	}, func() string { return table })
+	x.do("resize-window", "-t", "top", "-y", "30")
+	x.do("send-keys", "-t", "top", "j")
+	x.do("send-keys", "-t", "top", "Enter")
+	var detail string
+	waitFor(t, "top's detail pane of the session", func() bool {
+		detail = screen()
+		return strings.Contains(detail, "Waiting   for user") && strings.Contains(detail, "Usage ")
+	}, func() string { return detail })
+	head, _, ok := strings.Cut(detail, "\nCapabilities")
+	if !ok {
+		t.Fatalf("top's detail pane has no Capabilities:\n%s", detail)
+	}
+	x.do("send-keys", "-t", "top", "q")
+	return "$ lcwrap top\n" + strings.TrimRight(table, "\n") + "\n$ lcwrap top   # j, enter: the session's details\n" + strings.TrimRight(head, "\n") + "\n"
+}
+
+// reportCapture writes `lcwrap report` of the world's journal and returns
+// what it says of the session: its row in the table, its waiting episode
+// on the timeline and its section down to its capabilities, after
+// checking the HTML holds the agent's cost and the reason with its
+// evidence.
+func reportCapture(t *testing.T, w *world, session, evidence string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "report.html")
+	if _, errs, code := w.run(lcwrap(t), "report", "--html", file); code != 0 {
+		t.Fatalf("report: %d %s", code, errs)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	row := regexp.MustCompile(`<tr data-child="` + regexp.QuoteMeta(session) + `" data-state="waiting">.*</tr>`).FindString(page)
+	if row == "" || !strings.Contains(row, "waiting:user") || !strings.Contains(row, "≈$") {
+		t.Fatalf("the report's row of %s lacks the reason or the cost:\n%s", session, row)
+	}
+	cells := regexp.MustCompile(`<td[^>]*>(.*?)</td>`).FindAllStringSubmatch(row, -1)
+	var texts []string
+	for _, c := range cells {
+		texts = append(texts, html.UnescapeString(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(c[1], "")))
+	}
+	// The waiting episode on the session's timeline lane, named with its
+	// reason and the evidence that opened it.
+	episode := ""
+	for _, m := range regexp.MustCompile(`<title>(waiting[^<]*)</title>`).FindAllStringSubmatch(page, -1) {
+		if e := html.UnescapeString(m[1]); strings.Contains(e, "for user") && strings.Contains(e, "opened by "+view.Shorten(evidence, 60)) {
+			episode = e
+		}
+	}
+	if episode == "" {
+		t.Fatalf("the report's timeline has no waiting episode for the user opened by %q", evidence)
+	}
+	sec := regexp.MustCompile(`(?s)<section id="c\d+" data-child="` + regexp.QuoteMeta(session) + `"><pre>(.*?)</pre></section>`).FindStringSubmatch(page)
+	if sec == nil {
+		t.Fatalf("the report has no section for %s", session)
+	}
+	detail, _, ok := strings.Cut(html.UnescapeString(sec[1]), "\nCapabilities")
+	if !ok || !strings.Contains(detail, "Waiting   for user") || !strings.Contains(detail, "Usage ") {
+		t.Fatalf("the report's section of %s lacks its reason or usage:\n%s", session, detail)
+	}
+	// LCWRAP_AGENT_REPORT_SHOT=PATH: a headless Chromium screenshot there
+	// of the report of the session alone (--child), its section in view
+	// (docs/img/report-agent.png is one).
+	if shot := os.Getenv("LCWRAP_AGENT_REPORT_SHOT"); shot != "" {
+		bin := testtool.Need(t, "chromium", "apt-get install chromium")
+		one := filepath.Join(t.TempDir(), "session.html")
+		if _, errs, code := w.run(lcwrap(t), "report", "--child", session, "--html", one); code != 0 {
+			t.Fatalf("report --child: %d %s", code, errs)
+		}
+		out, err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+			"--window-size=1280,1340", "--hide-scrollbars", "--screenshot="+shot, "file://"+one).CombinedOutput()
+		if err != nil {
+			t.Fatalf("chromium: %v\n%s", err, out)
+		}
+	}
+	return "$ lcwrap report --html report.html   # what it says of the session\n" +
+		"row:      " + strings.Join(texts, " | ") + "\n" +
+		"timeline: " + episode + "\n" +
+		"section:\n" + strings.TrimRight(detail, "\n") + "\n"
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
-	"github.com/lcwrap/lcwrap/internal/event"
 )
 
 // Registry is Claude Code's own record of one running process:
@@ -28,12 +27,15 @@ type Registry struct {
 	Version   string `json:"version"`
 	Kind      string `json:"kind"`
 	Status    string `json:"status"`
+	// WaitingFor is what a waiting session waits for, in Claude Code's
+	// words ("permission prompt", "dialog open").
+	WaitingFor string `json:"waitingFor"`
 	// Path is the file it was read from.
 	Path string `json:"-"`
 }
 
 // RegistryLimits is what an adopted claude's pid registry can never say.
-const RegistryLimits = "Claude Code's own pid registry of an adopted process: which session it runs and the status it keeps (busy, idle), read again when the file changes (a status that changes and changes back before it is read is missed); nothing before adoption, no tool calls, no sub-agents, no cancel authority"
+const RegistryLimits = "Claude Code's own pid registry of an adopted process: which session it runs and the status it keeps (busy, idle, waiting and what for), read again when the file changes (a status that changes and changes back before it is read is missed); nothing before adoption, no tool calls, no sub-agents, no cancel authority"
 
 // ErrNoRegistry means no registry file proves which session the process
 // runs.
@@ -116,8 +118,9 @@ func ReadRegistry(path string) (*Registry, error) {
 // RegistryObservations is what a registry (re)read shows: the session
 // first (a first sight, so what came before is unknown), then its status
 // as Claude Code keeps it — "busy" is running, "idle" (its turn is over)
-// and "waiting" (a question is open, a permission prompt say) are
-// waiting for the user, anything else only activity.
+// is waiting for the user, "waiting" (a permission prompt, a question, a
+// dialog is open) is waiting for what its waitingFor says (waitReason;
+// the words kept raw in the evidence), anything else only activity.
 func RegistryObservations(r *Registry, first bool) []agent.Observation {
 	var obs []agent.Observation
 	native := "pid registry " + filepath.Base(r.Path)
@@ -126,12 +129,15 @@ func RegistryObservations(r *Registry, first bool) []agent.Observation {
 			Summary: "adopted: Claude Code's pid registry names this session",
 			Facts:   agent.Facts{Cwd: fact(r.Cwd), Version: fact(r.Version), Kind: fact(r.Kind), Registry: fact(r.Path)}})
 	}
-	o := agent.Observation{Session: r.SessionID, Native: native + " status " + cut(r.Status, 32)}
+	o := agent.Observation{Session: r.SessionID, Native: native + " status " + cut(r.Status, 32) + waitingEvidence(r.WaitingFor)}
 	switch r.Status {
 	case "busy":
 		o.Kind, o.Summary = agent.Working, "Claude Code's status: busy"
 	case "idle", "waiting":
-		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, event.WaitUser, "Claude Code's status: "+r.Status
+		o.Kind, o.WaitingFor, o.Summary = agent.Waiting, waitReason(r.Status, r.WaitingFor), "Claude Code's status: "+r.Status
+		if r.WaitingFor != "" {
+			o.Summary += ", waiting for " + cut(r.WaitingFor, 40)
+		}
 	case "":
 		return obs
 	default:
