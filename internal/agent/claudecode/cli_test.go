@@ -344,31 +344,6 @@ func TestUserInstalledHook(t *testing.T) {
 	}
 }
 
-// tmux runs one test's private tmux server (its own socket).
-type tmux struct {
-	t    *testing.T
-	sock string
-}
-
-func newTmux(t *testing.T) *tmux {
-	t.Helper()
-	testtool.Need(t, "tmux", "apt-get install tmux")
-	x := &tmux{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock")}
-	t.Cleanup(func() { exec.Command("tmux", "-S", x.sock, "kill-server").Run() })
-	return x
-}
-
-func (x *tmux) do(args ...string) string {
-	x.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", x.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
-
-func (x *tmux) screen() string { return x.do("capture-pane", "-p", "-t", "t") }
-
 // waitFor polls cond (the journal, the screen) until it holds or 45s
 // have passed.
 func waitFor(t *testing.T, what string, cond func() bool, show func() string) {
@@ -403,7 +378,7 @@ func sessionStates(evs []event.Event) (id string, states []string) {
 // again, and /exit ends the session as the agent reports it.
 func interactive(t *testing.T, lcwrapFlags ...string) {
 	w := newWorld(t)
-	x := newTmux(t)
+	x := testtool.NewTmux(t)
 	script := filepath.Join(t.TempDir(), "run.sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
@@ -418,14 +393,14 @@ func interactive(t *testing.T, lcwrapFlags ...string) {
 	args = append(args, "--", "claude", "--permission-mode", "default", anthropicmock.ScenarioBash+" go")
 	fmt.Fprintf(&b, "exec %s\n", strings.Join(args, " "))
 	os.WriteFile(script, []byte(b.String()), 0o755)
-	x.do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
+	x.Do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
 	show := func() string {
 		_, st := sessionStates(w.events())
-		return fmt.Sprintf("session states %v\nscreen:\n%s", st, x.screen())
+		return fmt.Sprintf("session states %v\nscreen:\n%s", st, x.Screen("t"))
 	}
 	waitFor(t, "the permission prompt", func() bool {
 		_, st := sessionStates(w.events())
-		return slices.Contains(st, "waiting:permission") && strings.Contains(x.screen(), "Do you want to proceed?")
+		return slices.Contains(st, "waiting:permission") && strings.Contains(x.Screen("t"), "Do you want to proceed?")
 	}, show)
 	var row statusChild
 	for _, r := range w.status() {
@@ -436,7 +411,7 @@ func interactive(t *testing.T, lcwrapFlags ...string) {
 	if row.State != "waiting" {
 		t.Fatalf("status shows the session %q while the permission prompt is open", row.State)
 	}
-	x.do("send-keys", "-t", "t", "Enter") // 1. Yes
+	x.Do("send-keys", "-t", "t", "Enter") // 1. Yes
 	waitFor(t, "running again, then the turn's end", func() bool {
 		_, st := sessionStates(w.events())
 		i := slices.Index(st, "waiting:permission")
@@ -445,9 +420,9 @@ func interactive(t *testing.T, lcwrapFlags ...string) {
 	if _, err := os.Stat(filepath.Join(w.project, "lcwrap-mock.txt")); err != nil {
 		t.Fatalf("the approved Bash call did not run: %v", err)
 	}
-	x.do("send-keys", "-t", "t", "/exit")
-	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.screen(), "/exit") }, show)
-	x.do("send-keys", "-t", "t", "Enter")
+	x.Do("send-keys", "-t", "t", "/exit")
+	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.Screen("t"), "/exit") }, show)
+	x.Do("send-keys", "-t", "t", "Enter")
 	waitFor(t, "the process's end", func() bool {
 		for _, ev := range w.events() {
 			if ev.Source == "lcwrap" && ev.Kind == event.KindTerminal {
@@ -471,7 +446,7 @@ func TestInteractiveUnderPTY(t *testing.T) { interactive(t, "--pty") }
 // runs, and ends the session as lost when the process is gone.
 func TestAdoptInteractive(t *testing.T) {
 	w := newWorld(t)
-	x := newTmux(t)
+	x := testtool.NewTmux(t)
 	script := filepath.Join(t.TempDir(), "claude.sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
@@ -481,7 +456,7 @@ func TestAdoptInteractive(t *testing.T) {
 	}
 	b.WriteString("exec claude --permission-mode default\n")
 	os.WriteFile(script, []byte(b.String()), 0o755)
-	x.do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
+	x.Do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
 	var pid int
 	waitFor(t, "claude's pid registry", func() bool {
 		files, _ := filepath.Glob(filepath.Join(w.home, ".claude", "sessions", "*.json"))
@@ -489,7 +464,7 @@ func TestAdoptInteractive(t *testing.T) {
 			fmt.Sscanf(filepath.Base(files[0]), "%d.json", &pid)
 		}
 		return pid > 0
-	}, x.screen)
+	}, func() string { return x.Screen("t") })
 	cmd := exec.Command(lcwrap(t), "adopt", fmt.Sprint(pid))
 	cmd.Env, cmd.Dir = w.env, w.project
 	if err := cmd.Start(); err != nil {
@@ -504,10 +479,10 @@ func TestAdoptInteractive(t *testing.T) {
 		}
 		return false
 	}
-	waitFor(t, "the adopted session", sessionSeen, x.screen)
-	x.do("send-keys", "-t", "t", "/exit")
-	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.screen(), "/exit") }, x.screen)
-	x.do("send-keys", "-t", "t", "Enter")
+	waitFor(t, "the adopted session", sessionSeen, func() string { return x.Screen("t") })
+	x.Do("send-keys", "-t", "t", "/exit")
+	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.Screen("t"), "/exit") }, func() string { return x.Screen("t") })
+	x.Do("send-keys", "-t", "t", "Enter")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("lcwrap adopt: %v", err)
 	}
@@ -660,7 +635,7 @@ func TestHookCallNeverFails(t *testing.T) {
 // does the process.
 func TestWrapperKilled(t *testing.T) {
 	w := newWorld(t)
-	x := newTmux(t)
+	x := testtool.NewTmux(t)
 	script := filepath.Join(t.TempDir(), "run.sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
@@ -670,13 +645,13 @@ func TestWrapperKilled(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "exec %s -- claude --permission-mode default hello\n", lcwrap(t))
 	os.WriteFile(script, []byte(b.String()), 0o755)
-	x.do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
+	x.Do("new-session", "-d", "-s", "t", "-x", "120", "-y", "40", script)
 	waitFor(t, "the turn's end", func() bool {
 		_, st := sessionStates(w.events())
 		return slices.Contains(st, "waiting:user")
-	}, x.screen)
+	}, func() string { return x.Screen("t") })
 	var pid int
-	fmt.Sscan(x.do("display-message", "-p", "-t", "t", "#{pane_pid}"), &pid)
+	fmt.Sscan(x.Do("display-message", "-p", "-t", "t", "#{pane_pid}"), &pid)
 	if pid <= 0 {
 		t.Fatal("no pane pid")
 	}
@@ -684,7 +659,7 @@ func TestWrapperKilled(t *testing.T) {
 	waitFor(t, "the wrapper's end (reaped)", func() bool {
 		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 		return err != nil
-	}, x.screen)
+	}, func() string { return x.Screen("t") })
 	// claude lives on, orphaned; killMarked ends it with the test.
 	_, errs, code := w.run(lcwrap(t), "status", "--reconcile")
 	if code != 0 {

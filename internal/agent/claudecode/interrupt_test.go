@@ -23,13 +23,13 @@ import (
 
 // startInTmux runs argv in the test's tmux (session t, 120×40), in the
 // project directory with the world's environment.
-func startInTmux(w *world, x *tmux, argv ...string) {
+func startInTmux(w *world, x *testtool.Tmux, argv ...string) {
 	startTmuxSession(w, x, "t", 120, 40, argv...)
 }
 
 // startTmuxSession runs argv in a new session of the test's tmux, of the
 // given size, in the project directory with the world's environment.
-func startTmuxSession(w *world, x *tmux, name string, width, height int, argv ...string) {
+func startTmuxSession(w *world, x *testtool.Tmux, name string, width, height int, argv ...string) {
 	script := filepath.Join(w.t.TempDir(), "run-"+name+".sh")
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\ncd '" + w.project + "' || exit 1\n")
@@ -45,7 +45,7 @@ func startTmuxSession(w *world, x *tmux, name string, width, height int, argv ..
 	}
 	fmt.Fprintf(&b, "export TERM=xterm-256color\nexec %s\n", strings.Join(argv, " "))
 	os.WriteFile(script, []byte(b.String()), 0o755)
-	x.do("new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), script)
+	x.Do("new-session", "-d", "-s", name, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), script)
 }
 
 // TestInteractiveInterrupt: Esc during a long tool call fires no hook;
@@ -54,11 +54,11 @@ func startTmuxSession(w *world, x *tmux, name string, width, height int, argv ..
 // the reason.
 func TestInteractiveInterrupt(t *testing.T) {
 	w := newWorld(t)
-	x := newTmux(t)
+	x := testtool.NewTmux(t)
 	startInTmux(w, x, lcwrap(t), "--child-id", "claude-1", "--", "claude", "--permission-mode", "default", "--allowedTools=Bash", anthropicmock.ScenarioSleep+" go")
 	show := func() string {
 		_, st := sessionStates(w.events())
-		return fmt.Sprintf("session states %v\nscreen:\n%s", st, x.screen())
+		return fmt.Sprintf("session states %v\nscreen:\n%s", st, x.Screen("t"))
 	}
 	waitFor(t, "the long Bash call", func() bool {
 		id, _ := sessionStates(w.events())
@@ -74,7 +74,7 @@ func TestInteractiveInterrupt(t *testing.T) {
 	if _, st := sessionStates(w.events()); st[len(st)-1] != "running" {
 		t.Fatalf("before Esc the session is %v", st)
 	}
-	x.do("send-keys", "-t", "t", "Escape")
+	x.Do("send-keys", "-t", "t", "Escape")
 	var evidence string
 	waitFor(t, "the interruption recorded", func() bool {
 		for _, ev := range w.events() {
@@ -150,9 +150,9 @@ func TestInteractiveInterrupt(t *testing.T) {
 	id, _ := sessionStates(w.events())
 	doccapture.Check(t, "../../../docs/agents.md", "agent-interrupted-top", topCapture(t, w, x))
 	doccapture.Check(t, "../../../docs/agents.md", "agent-interrupted-report", reportCapture(t, w, id, evidence))
-	x.do("send-keys", "-t", "t", "/exit")
-	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.screen(), "/exit") }, show)
-	x.do("send-keys", "-t", "t", "Enter")
+	x.Do("send-keys", "-t", "t", "/exit")
+	waitFor(t, "/exit typed", func() bool { return strings.Contains(x.Screen("t"), "/exit") }, show)
+	x.Do("send-keys", "-t", "t", "Enter")
 	waitFor(t, "the session's end", func() bool {
 		_, st := sessionStates(w.events())
 		return len(st) > 0 && st[len(st)-1] == "completed"
@@ -163,7 +163,7 @@ func TestInteractiveInterrupt(t *testing.T) {
 // lcwrap) on the world's journal in a tmux session of its own, 200
 // columns wide (nothing cut): the table once it shows the session's reason and cost,
 // then the session's detail pane down to its capabilities.
-func topCapture(t *testing.T, w *world, x *tmux) string {
+func topCapture(t *testing.T, w *world, x *testtool.Tmux) string {
 	t.Helper()
 	bin := lcwrap(t)
 	top := filepath.Join(filepath.Dir(bin), "lcwrap-top")
@@ -173,15 +173,15 @@ func topCapture(t *testing.T, w *world, x *tmux) string {
 		}
 	}
 	startTmuxSession(w, x, "top", 200, 7, bin, "top")
-	screen := func() string { return x.do("capture-pane", "-p", "-t", "top") }
+	screen := func() string { return x.Do("capture-pane", "-p", "-t", "top") }
 	var table string
 	waitFor(t, "top showing the session waiting for the user, and its cost", func() bool {
 		table = screen()
 		return strings.Contains(table, "waiting:user") && strings.Contains(table, "≈$")
 	}, func() string { return table })
-	x.do("resize-window", "-t", "top", "-y", "30")
-	x.do("send-keys", "-t", "top", "j")
-	x.do("send-keys", "-t", "top", "Enter")
+	x.Do("resize-window", "-t", "top", "-y", "30")
+	x.Do("send-keys", "-t", "top", "j")
+	x.Do("send-keys", "-t", "top", "Enter")
 	var detail string
 	waitFor(t, "top's detail pane of the session", func() bool {
 		detail = screen()
@@ -191,7 +191,7 @@ func topCapture(t *testing.T, w *world, x *tmux) string {
 	if !ok {
 		t.Fatalf("top's detail pane has no Capabilities:\n%s", detail)
 	}
-	x.do("send-keys", "-t", "top", "q")
+	x.Do("send-keys", "-t", "top", "q")
 	return "$ lcwrap top\n" + strings.TrimRight(table, "\n") + "\n$ lcwrap top   # j, enter: the session's details\n" + strings.TrimRight(head, "\n") + "\n"
 }
 
@@ -243,17 +243,11 @@ func reportCapture(t *testing.T, w *world, session, evidence string) string {
 	// of the report of the session alone (--child), its section in view
 	// (docs/img/report-agent.png is one).
 	if shot := os.Getenv("LCWRAP_AGENT_REPORT_SHOT"); shot != "" {
-		bin := testtool.Need(t, "chromium", "apt-get install chromium")
 		one := filepath.Join(t.TempDir(), "session.html")
 		if _, errs, code := w.run(lcwrap(t), "report", "--child", session, "--html", one); code != 0 {
 			t.Fatalf("report --child: %d %s", code, errs)
 		}
-		out, err := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
-			"--window-size=1280,1340", "--hide-scrollbars", "--screenshot="+shot, "file://"+one).CombinedOutput()
-		if err != nil {
-			t.Fatalf("chromium: %v\n%s", err, out)
-		}
+		testtool.Chromium(t, one, "--window-size=1280,1340", "--hide-scrollbars", "--screenshot="+shot)
 	}
 	return "$ lcwrap report --html report.html   # what it says of the session\n" +
 		"row:      " + strings.Join(texts, " | ") + "\n" +
