@@ -98,8 +98,21 @@ type segment struct {
 // newline appended the next request to it) and decodes each. A part that
 // is not a complete OTLP-JSON object is a segment with err set.
 func decodeLine(line []byte) []segment {
-	if recs, err := decodeRequest(line); err == nil {
-		return []segment{{records: recs}}
+	var d fastDecoder
+	return d.line(line)
+}
+
+// line is decodeLine keeping d's buffers: what it returns is valid until
+// d's next use.
+func (d *fastDecoder) line(line []byte) []segment {
+	if b := bytes.TrimSpace(line); len(b) > 0 && b[0] == '{' {
+		if recs, ok := d.decode(b); ok {
+			d.one[0] = segment{records: recs}
+			return d.one[:]
+		}
+		if recs, err := decodeSlow(b); err == nil {
+			return []segment{{records: recs}}
+		}
 	}
 	var starts []int
 	for i := 0; i < len(line); {

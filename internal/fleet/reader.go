@@ -30,7 +30,10 @@ const (
 const DefaultMaxLineBytes = 64 << 20
 
 // Item is one log record of the gateway's output, or one part of a line
-// that holds none. Exactly one of Event and Damage is set.
+// that holds none. Exactly one of Event and Damage is set. An item, and
+// its Body, are valid until the callback it was given to returns (the
+// reader fills the same one for the next record: copy what you keep);
+// its Event and Damage are the callback's to keep.
 type Item struct {
 	Cursor Cursor
 	Path   string // the file's path when it was read
@@ -107,6 +110,8 @@ type Reader struct {
 	pending []Pending
 	buf     []byte
 	br      *bufio.Reader // reused by every read: a pass costs no buffer
+	dec     fastDecoder   // and by every line: its records, their bodies
+	item    Item          // the item handed to fn, filled anew for each record
 }
 
 type fileState struct {
@@ -376,9 +381,17 @@ func (r *Reader) read(st *fileState, fn func(*Item) error) error {
 // (newline included), whether it ended with a newline, and whether it was
 // longer than max (then line holds its first bytes only).
 func (r *Reader) readLine(br *bufio.Reader, max int) (line []byte, n int64, complete, over bool, err error) {
+	chunk, rerr := br.ReadSlice('\n')
+	if rerr == nil && len(chunk) <= max+1 {
+		// The whole line is in the reader's buffer: no copy (it is
+		// valid until the next read, after the line's items).
+		return chunk[:len(chunk)-1], int64(len(chunk)), true, false, nil
+	}
 	r.buf = r.buf[:0]
-	for {
-		chunk, rerr := br.ReadSlice('\n')
+	for first := true; ; first = false {
+		if !first {
+			chunk, rerr = br.ReadSlice('\n')
+		}
 		n += int64(len(chunk))
 		if len(r.buf)+len(chunk) <= max+1 {
 			r.buf = append(r.buf, chunk...)
@@ -435,7 +448,7 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 	fp := r.fp(st, end)
 	cur := func(idx int) Cursor { return Cursor{File: st.name, Offset: off, Index: idx, FP: fp} }
 	idx := 0
-	for _, seg := range decodeLine(line) {
+	for _, seg := range r.dec.line(line) {
 		if seg.err != nil {
 			part := line[seg.at:]
 			d := &Damage{File: st.name, Offset: off + int64(seg.at), Index: idx, Class: ClassTornLine,
@@ -448,7 +461,8 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 		}
 		for i := range seg.records {
 			rec := &seg.records[i]
-			it := Item{Cursor: cur(idx), Path: st.path, Host: rec.host, HostID: rec.hostID,
+			it := &r.item
+			*it = Item{Cursor: cur(idx), Path: st.path, Host: rec.host, HostID: rec.hostID,
 				ObservedNs: rec.observedNs, ReceivedNs: rec.receivedNs, Body: rec.body, Before: r.isBefore(st, off, idx)}
 			damage := func(class, reason string) {
 				it.Damage = &Damage{Host: rec.host, File: st.name, Offset: off, Index: idx, Class: class, Reason: reason, Text: event.DiagnosticText(rec.body, redact.Text)}
@@ -467,7 +481,7 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 					it.Control = journal.IsControl(&event.Record{Event: ev, JournalSequence: js})
 				}
 			}
-			if err := fn(&it); err != nil {
+			if err := fn(it); err != nil {
 				return err
 			}
 			idx++
