@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
@@ -207,6 +209,24 @@ func (r *Reader) Pass(fn func(*Item) error) error {
 		}
 	}
 	return nil
+}
+
+// Watch returns a watch on the directory of the output's files
+// (journal.WatchDir): a follower waits on it between passes instead of
+// looking again and again. It is nil where there is none — a glob whose
+// directory part is a pattern too, a system without such watches — and
+// the follower polls then.
+func (r *Reader) Watch(ctx context.Context) *journal.DirWatch {
+	dir := r.src.path
+	if r.src.kind != kindDir {
+		dir = filepath.Dir(dir)
+	}
+	if r.src.kind == kindGlob && strings.ContainsAny(dir, "*?[\\") {
+		return nil
+	}
+	// Every file of the directory: a rotation renames the live file to a
+	// name a glob may not match, and a spurious pass costs little.
+	return journal.WatchDir(ctx, dir, func(string) bool { return true })
 }
 
 // Follow runs passes every interval until ctx is done. Outcomes: ctx's
