@@ -2,6 +2,7 @@ package view_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -410,4 +411,59 @@ func rowsOf(nodes []*view.Node) []view.Row {
 		out[i] = view.Row{Node: n}
 	}
 	return out
+}
+
+// A history keeps the latest RecentEvents events and RecentDiagnostics
+// diagnostics, oldest first, whatever their number: fewer than the bound
+// (the rings grow as events come), the bound, and many more.
+func TestHistoryKeepsTheLatest(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 4, 5, 15, 16, 17, 40} {
+		s := viewtest.New(t0)
+		c := viewtest.Child{ID: "c"}
+		s.Created(c)
+		for i := range n {
+			s.Event(c, event.KindActivity, "", fmt.Sprintf("step %d", i), nil)
+			s.Event(c, event.KindDiagnostic, "", "", map[string]any{"message": fmt.Sprintf("diag %d", i)})
+		}
+		h := model(t, s, s.At).Node("c").Hist
+		var want, got []string
+		for i := max(0, 2*n+1-view.RecentEvents); i < 2*n+1; i++ {
+			switch {
+			case i == 0:
+				want = append(want, "created")
+			case i%2 == 1:
+				want = append(want, fmt.Sprintf("step %d", (i-1)/2))
+			default:
+				want = append(want, fmt.Sprintf("diag %d", (i-1)/2))
+			}
+		}
+		for _, e := range h.Recent() {
+			switch {
+			case e.Kind == event.KindCreated:
+				got = append(got, "created")
+			case e.Kind == event.KindDiagnostic:
+				var d struct{ Message string }
+				json.Unmarshal(e.Details, &d)
+				got = append(got, d.Message)
+			default:
+				got = append(got, e.Activity)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("%d steps: recent %v, want %v", n, got, want)
+		}
+		var diags []string
+		for _, e := range h.Diagnostics() {
+			var d struct{ Message string }
+			json.Unmarshal(e.Details, &d)
+			diags = append(diags, d.Message)
+		}
+		var wantD []string
+		for i := max(0, n-view.RecentDiagnostics); i < n; i++ {
+			wantD = append(wantD, fmt.Sprintf("diag %d", i))
+		}
+		if strings.Join(diags, ",") != strings.Join(wantD, ",") {
+			t.Fatalf("%d steps: diagnostics %v, want %v", n, diags, wantD)
+		}
+	}
 }

@@ -26,7 +26,9 @@ const (
 
 // FleetState is what a fleet follower knows besides the model.
 type FleetState struct {
-	// Hosts is every host heard from, by name (fleet.Fleet.HostViews).
+	// Hosts is every host heard from, by name (fleet.Fleet.HostViews),
+	// as of the follower's last look: shared with the follower, which
+	// replaces it rather than change it; read it, do not modify it.
 	Hosts  []fleet.HostView
 	Totals fleet.Totals
 	// Pending counts the partly written lines waited for.
@@ -52,6 +54,7 @@ type fleetSource struct {
 // follower's from then on.
 func NewFleet(path string, r *fleet.Reader, opts fleet.Options) *Follower {
 	l := New(nil)
+	r.ReuseEvent = true // the model keeps what it needs of each event
 	l.fl = &fleetSource{path: path, r: r, f: fleet.New(opts), silent: map[string]bool{}, wall: opts.Now == nil}
 	l.m = l.fl.f.NewModel()
 	return l
