@@ -141,7 +141,7 @@ func (l *Follower) runFleet(ctx context.Context) error {
 		if changed {
 			l.signal()
 		}
-		if w != nil {
+		if w != nil && err == nil { // after an error, look again soon (below)
 			look = w.Wait(ctx, limit) || time.Since(looked) >= fleetWatchPoll
 			if w.Broken() {
 				w.Close()
