@@ -15,7 +15,10 @@
 // bytes) that survives the rotation renaming its file. Lines are decoded
 // by a decoder specialised to the exporter's OTLP-JSON, which answers
 // only where encoding/json would answer the same and leaves the rest
-// (anything unusual, invalid or differently typed) to encoding/json.
+// (anything unusual, invalid or differently typed) to encoding/json; it
+// reads each string once, unescaping a body into a buffer reused from
+// line to line, so an Item (and its Body) is valid until its callback
+// returns. Watch gives a follower the directory's inotify watch.
 //
 // Fleet keeps one projection per host, so a child is (host, childId) and
 // the cost grows with the records read, not with hosts × records.

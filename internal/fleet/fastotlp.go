@@ -14,19 +14,44 @@ import (
 // answer the same; on anything else — invalid JSON, a known field of
 // another type, a repeated or differently cased known key, a string that
 // is not valid UTF-8 — ok is false and the caller decodes the slow way.
-// FuzzFastDecode checks the two agree.
+// FuzzFastDecode checks the two agree. The records' bodies are b's own
+// bytes, or fresh ones where a body has escapes.
 func decodeFast(b []byte) (out []rawRecord, ok bool) {
-	s := scanner{b: b}
+	var d fastDecoder
+	return d.decode(b)
+}
+
+// fastDecoder is decodeFast with buffers kept from one request to the
+// next: the records and their unescaped bodies (the arena). What decode
+// returns is valid until its next call.
+type fastDecoder struct {
+	recs  []rawRecord
+	arena []byte
+	hosts map[string]string // host names seen, so that a name costs one string
+	one   [1]segment
+}
+
+// maxHosts bounds fastDecoder.hosts.
+const maxHosts = 1 << 14
+
+func (d *fastDecoder) decode(b []byte) ([]rawRecord, bool) {
+	if cap(d.arena) < len(b) {
+		// Unescaping shortens: the bodies of b fit in len(b) bytes, so
+		// the arena never grows while records point into it.
+		d.arena = make([]byte, 0, len(b)+len(b)/4)
+	}
+	s := scanner{b: b, arena: d.arena[:0], recs: d.recs[:0], hosts: d.hosts}
+	defer func() { d.recs, d.arena, d.hosts = s.recs[:0], s.arena[:0], s.hosts }()
 	s.ws()
 	seen := false
-	ok = s.object(func(key []byte) bool {
+	ok := s.object(func(key []byte) bool {
 		switch {
 		case string(key) == "resourceLogs":
 			if seen {
 				return false
 			}
 			seen = true
-			return s.array(func() bool { return s.resourceLogs(&out) })
+			return s.array(s.resourceLogs)
 		case bytes.EqualFold(key, []byte("resourceLogs")):
 			return false
 		}
@@ -36,13 +61,18 @@ func decodeFast(b []byte) (out []rawRecord, ok bool) {
 		return nil, false
 	}
 	s.ws()
-	return out, s.i == len(s.b)
+	return s.recs, s.i == len(s.b)
 }
 
 type scanner struct {
 	b     []byte
 	i     int
 	depth int
+	// arena holds the strings that had escapes, unescaped; recs the
+	// records read so far; hosts the host names seen.
+	arena []byte
+	recs  []rawRecord
+	hosts map[string]string
 }
 
 func (s *scanner) ws() {
@@ -127,117 +157,173 @@ func (s *scanner) array(elem func() bool) bool {
 	}
 }
 
+// strClass sorts the bytes of a JSON string: plain (0: copied as they
+// are), the closing quote, the escape, a control character (never valid
+// inside a string) and the first byte of a multi-byte UTF-8 sequence.
+var strClass = func() (t [256]byte) {
+	for c := range 0x20 {
+		t[c] = classCtl
+	}
+	t['"'], t['\\'] = classQuote, classEscape
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = classHigh
+	}
+	return t
+}()
+
+const (
+	classPlain = iota
+	classQuote
+	classEscape
+	classCtl
+	classHigh
+)
+
 // str reads a string: its raw bytes between the quotes, whether it has
 // an escape; ok is false for anything but a valid JSON string.
 func (s *scanner) str() (raw []byte, esc, ok bool) {
 	if s.peek() != '"' {
 		return nil, false, false
 	}
-	s.i++
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			raw = s.b[start:s.i]
-			s.i++
-			return raw, esc, true
-		case c == '\\':
+	b := s.b
+	start := s.i + 1
+	for i := start; i < len(b); {
+		switch strClass[b[i]] {
+		case classPlain, classHigh:
+			i++
+		case classQuote:
+			s.i = i + 1
+			return b[start:i], esc, true
+		case classEscape:
+			n := escapeLen(b[i:])
+			if n == 0 {
+				return nil, false, false
+			}
 			esc = true
-			if s.i+1 >= len(s.b) {
-				return nil, false, false
-			}
-			switch s.b[s.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i += 2
-			case 'u':
-				if s.i+6 > len(s.b) {
-					return nil, false, false
-				}
-				for _, h := range s.b[s.i+2 : s.i+6] {
-					if !isHex(h) {
-						return nil, false, false
-					}
-				}
-				s.i += 6
-			default:
-				return nil, false, false
-			}
-		case c < 0x20:
-			return nil, false, false
+			i += n
 		default:
-			s.i++
+			return nil, false, false
 		}
 	}
 	return nil, false, false
 }
 
+// escapeLen is the length of the valid escape b starts with (b[0] is a
+// backslash), 0 for an invalid one.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if len(b) < 6 || !isHex(b[2]) || !isHex(b[3]) || !isHex(b[4]) || !isHex(b[5]) {
+			return 0
+		}
+		return 6
+	}
+	return 0
+}
+
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
-// text reads a string value as Go text: nil, false when it is not a
-// string, has invalid UTF-8 (encoding/json would replace it) or a lone
-// surrogate escape.
+// text reads a string value as Go text, in one pass: the input's own
+// bytes when the string has no escape, else its text unescaped into the
+// arena. It is nil, false when the value is not a valid string, has
+// invalid UTF-8 (encoding/json would replace it) or a lone surrogate
+// escape.
 func (s *scanner) text() ([]byte, bool) {
-	raw, esc, ok := s.str()
-	if !ok {
+	if s.peek() != '"' {
 		return nil, false
 	}
-	if !esc {
-		if !utf8.Valid(raw) {
-			return nil, false
-		}
-		return append([]byte(nil), raw...), true
-	}
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			j := i
-			for j < len(raw) && raw[j] != '\\' {
-				j++
-			}
-			if !utf8.Valid(raw[i:j]) {
+	b := s.b
+	start := s.i + 1
+	i := start
+	for i < len(b) {
+		switch strClass[b[i]] {
+		case classPlain:
+			i++
+			continue
+		case classQuote:
+			s.i = i + 1
+			return b[start:i], true
+		case classHigh:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
 				return nil, false
 			}
-			out = append(out, raw[i:j]...)
+			i += n
+			continue
+		case classEscape:
+			return s.unescape(start, i)
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+// unescape goes on with a string that starts at start and has its first
+// escape at i, writing its text to the arena.
+func (s *scanner) unescape(start, i int) ([]byte, bool) {
+	b := s.b
+	out := append(s.arena, b[start:i]...)
+	mark := len(s.arena)
+	for i < len(b) {
+		c := b[i]
+		switch strClass[c] {
+		case classPlain:
+			j := i + 1
+			for j < len(b) && strClass[b[j]] == classPlain {
+				j++
+			}
+			out = append(out, b[i:j]...)
 			i = j
 			continue
-		}
-		switch raw[i+1] {
-		case 'u':
-			r := rune(hex4(raw[i+2 : i+6]))
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
-					return nil, false
-				}
-				r2 := rune(hex4(raw[i+2 : i+6]))
-				d := utf16.DecodeRune(r, r2)
-				if d == utf8.RuneError {
-					return nil, false
-				}
-				r = d
-				i += 6
+		case classQuote:
+			s.i = i + 1
+			s.arena = out
+			return out[mark:len(out):len(out)], true
+		case classHigh:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return nil, false
 			}
-			out = utf8.AppendRune(out, r)
+			out = append(out, b[i:i+n]...)
+			i += n
 			continue
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		default: // " \ /
-			out = append(out, raw[i+1])
+		case classCtl:
+			return nil, false
 		}
-		i += 2
+		n := escapeLen(b[i:])
+		if n == 0 {
+			return nil, false
+		}
+		if n == 2 {
+			out = append(out, unescaped[b[i+1]])
+			i += 2
+			continue
+		}
+		r := rune(hex4(b[i+2 : i+6]))
+		i += 6
+		if utf16.IsSurrogate(r) {
+			if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' || escapeLen(b[i:]) != 6 {
+				return nil, false
+			}
+			d := utf16.DecodeRune(r, rune(hex4(b[i+2:i+6])))
+			if d == utf8.RuneError {
+				return nil, false
+			}
+			r = d
+			i += 6
+		}
+		out = utf8.AppendRune(out, r)
 	}
-	return out, true
+	return nil, false
 }
+
+// unescaped is the byte a two-byte escape stands for, by its letter.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func hex4(b []byte) int {
 	n := 0
@@ -450,12 +536,12 @@ func (s *scanner) attributes(kv func(key []byte, v *anyValue)) bool {
 	})
 }
 
-func (s *scanner) resourceLogs(out *[]rawRecord) bool {
+func (s *scanner) resourceLogs() bool {
 	if s.peek() == 'n' {
 		return false
 	}
-	var host, hostID string
-	var recs []rawRecord
+	var host, hostID []byte
+	first := len(s.recs)
 	ok := s.members(resourceLogsKeys, func(i int) bool {
 		if s.peek() == 'n' {
 			return false
@@ -466,11 +552,11 @@ func (s *scanner) resourceLogs(out *[]rawRecord) bool {
 					switch string(key) {
 					case AttrHostName:
 						if v.isStr {
-							host = string(v.str)
+							host = v.str
 						}
 					case AttrHostID:
 						if v.isStr {
-							hostID = string(v.str)
+							hostID = v.str
 						}
 					}
 				})
@@ -484,21 +570,40 @@ func (s *scanner) resourceLogs(out *[]rawRecord) bool {
 				if s.peek() == 'n' {
 					return false
 				}
-				return s.array(func() bool { return s.logRecord(&recs) })
+				return s.array(s.logRecord)
 			})
 		})
 	})
 	if !ok {
 		return false
 	}
-	for i := range recs {
-		recs[i].host, recs[i].hostID = host, hostID
+	h, id := s.name(host), s.name(hostID)
+	for i := first; i < len(s.recs); i++ {
+		s.recs[i].host, s.recs[i].hostID = h, id
 	}
-	*out = append(*out, recs...)
 	return true
 }
 
-func (s *scanner) logRecord(recs *[]rawRecord) bool {
+// name is b as a string, the same string for the same bytes while the
+// decoder keeps its names (a host's name is in every request it sends).
+func (s *scanner) name(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if n, ok := s.hosts[string(b)]; ok {
+		return n
+	}
+	n := string(b)
+	if s.hosts == nil {
+		s.hosts = map[string]string{}
+	}
+	if len(s.hosts) < maxHosts {
+		s.hosts[n] = n
+	}
+	return n
+}
+
+func (s *scanner) logRecord() bool {
 	if s.peek() == 'n' {
 		return false
 	}
@@ -525,7 +630,7 @@ func (s *scanner) logRecord(recs *[]rawRecord) bool {
 		})
 	})
 	if ok {
-		*recs = append(*recs, r)
+		s.recs = append(s.recs, r)
 	}
 	return ok
 }

@@ -3,9 +3,12 @@ package fleet
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // collectorLines are the lines of the output recorded from the real
@@ -122,4 +125,63 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzFastDecodeReused: a decoder that read other requests before (its
+// arena and host names in use) reads a request as encoding/json does.
+func FuzzFastDecodeReused(f *testing.F) {
+	lines := collectorLines(f)
+	for _, l := range lines {
+		f.Add(l, uint8(0))
+	}
+	f.Add([]byte(`{"resourceLogs":[{"resource":{"attributes":[{"key":"host.name","value":{"stringValue":"h\u00e9"}}]},"scopeLogs":[{"logRecords":[{"body":{"stringValue":"{\"a\":\"\\u00e9\"}"}},{"body":{"stringValue":"plain"}}]}]}]}`), uint8(1))
+	f.Fuzz(func(t *testing.T, b []byte, k uint8) {
+		var d fastDecoder
+		d.decode(lines[int(k)%len(lines)])
+		d.decode(b)
+		fast, ok := d.decode(b)
+		if !ok {
+			return
+		}
+		slow, err := decodeSlow(b)
+		if err != nil {
+			t.Fatalf("%q: fast read what encoding/json refuses: %v", b, err)
+		}
+		sameRecords(t, b, fast, slow)
+	})
+}
+
+// FuzzText: a JSON string read by the fast decoder's one pass reads as
+// encoding/json reads it, and it is refused only where encoding/json
+// would replace something (invalid UTF-8, a lone surrogate) or refuse it.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{`plain`, `a\"b`, `\u00e9\ud83d\ude00\n\t\/\\`, `\ud800`, `\udc00x`, `\ud800\u0041`, "\xff", "é", `\x`, "\x01", `\u12`, `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		q := append(append([]byte{'"'}, in...), '"')
+		s := scanner{b: q, arena: []byte("junk")[:1]}
+		got, ok := s.text()
+		if ok {
+			var want string
+			if err := json.Unmarshal(q[:s.i], &want); err != nil {
+				t.Fatalf("%q: read %q, what encoding/json refuses (%v)", q[:s.i], got, err)
+			}
+			if string(got) != want {
+				t.Fatalf("%q: read %q, encoding/json %q", q[:s.i], got, want)
+			}
+		}
+		var want string
+		if err := json.Unmarshal(q, &want); err == nil && !strings.ContainsRune(want, utf8.RuneError) && (!ok || s.i != len(q)) {
+			t.Fatalf("%q: refused what encoding/json reads as %q", q, want)
+		}
+		ss := scanner{b: q}
+		raw, _, sok := ss.str()
+		if sok != (ss.i > 0 && json.Valid(q[:ss.i])) {
+			t.Fatalf("%q: str says %v to byte %d", q, sok, ss.i)
+		}
+		if sok && ok && (ss.i != s.i || !bytes.Equal(raw, q[1:ss.i-1])) {
+			t.Fatalf("%q: str read %q to byte %d, text to %d", q, raw, ss.i, s.i)
+		}
+	})
 }

@@ -1,7 +1,7 @@
 package fleet
 
 import (
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
@@ -43,6 +43,7 @@ type Options struct {
 type Fleet struct {
 	opts        Options
 	hosts       map[string]*host
+	names       []string // the hosts' names, sorted
 	records     int64
 	duplicates  int64
 	damage      []Damage
@@ -152,7 +153,7 @@ func (f *Fleet) Projection(host string) *projection.Projection {
 func (f *Fleet) HostViews() []HostView {
 	now := f.opts.Now()
 	out := make([]HostView, 0, len(f.hosts))
-	for _, n := range f.Hosts() {
+	for _, n := range f.names {
 		h := f.hosts[n]
 		v, _ := h.view(now, f.opts.SilentAfter)
 		v.Children = h.p.Len()
@@ -202,6 +203,8 @@ func (f *Fleet) host(name string) *host {
 	if h == nil {
 		h = &host{name: name, p: projection.New(), skew: newMinWindow(f.opts.SkewWindow)}
 		f.hosts[name] = h
+		i, _ := slices.BinarySearch(f.names, name)
+		f.names = slices.Insert(f.names, i, name)
 	}
 	return h
 }
@@ -373,12 +376,7 @@ func (f *Fleet) Report(all bool) Report {
 	if !r.Evidence {
 		r.Message = projection.NoEvidence
 	}
-	names := make([]string, 0, len(f.hosts))
-	for n := range f.hosts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range f.names {
 		h := f.hosts[n]
 		hv, hostNow := h.view(now, f.opts.SilentAfter)
 		pr := h.p.Report(hostNow, all)
@@ -427,14 +425,7 @@ func (h *host) view(now time.Time, silentAfter time.Duration) (HostView, time.Ti
 }
 
 // Hosts returns the names of the hosts heard from, sorted.
-func (f *Fleet) Hosts() []string {
-	names := make([]string, 0, len(f.hosts))
-	for n := range f.hosts {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (f *Fleet) Hosts() []string { return slices.Clone(f.names) }
 
 // NewModel returns an empty live model (internal/view) whose hosts are
 // judged by this fleet: on each host's clock, stale while it is silent.

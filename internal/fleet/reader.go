@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
@@ -30,7 +32,11 @@ const (
 const DefaultMaxLineBytes = 64 << 20
 
 // Item is one log record of the gateway's output, or one part of a line
-// that holds none. Exactly one of Event and Damage is set.
+// that holds none. Exactly one of Event and Damage is set. An item, and
+// its Body, are valid until the callback it was given to returns (the
+// reader fills the same one for the next record: copy what you keep);
+// its Event (unless Reader.ReuseEvent) and Damage are the callback's to
+// keep.
 type Item struct {
 	Cursor Cursor
 	Path   string // the file's path when it was read
@@ -98,6 +104,10 @@ type Reader struct {
 	files map[fileKey]*fileState
 	// MaxLineBytes caps a gateway line (DefaultMaxLineBytes when 0).
 	MaxLineBytes int
+	// ReuseEvent makes each Item's Event the reader's, filled anew for
+	// the next record like the Item: for a caller that keeps nothing of
+	// it (a Fleet does not), one event less to allocate per record.
+	ReuseEvent bool
 
 	after    *Cursor
 	afterKey fileKey
@@ -107,6 +117,9 @@ type Reader struct {
 	pending []Pending
 	buf     []byte
 	br      *bufio.Reader // reused by every read: a pass costs no buffer
+	dec     fastDecoder   // and by every line: its records, their bodies
+	item    Item          // the item handed to fn, filled anew for each record
+	ev      event.Event   // its event, with ReuseEvent
 }
 
 type fileState struct {
@@ -202,6 +215,24 @@ func (r *Reader) Pass(fn func(*Item) error) error {
 		}
 	}
 	return nil
+}
+
+// Watch returns a watch on the directory of the output's files
+// (journal.WatchDir): a follower waits on it between passes instead of
+// looking again and again. It is nil where there is none — a glob whose
+// directory part is a pattern too, a system without such watches — and
+// the follower polls then.
+func (r *Reader) Watch(ctx context.Context) *journal.DirWatch {
+	dir := r.src.path
+	if r.src.kind != kindDir {
+		dir = filepath.Dir(dir)
+	}
+	if r.src.kind == kindGlob && strings.ContainsAny(dir, "*?[\\") {
+		return nil
+	}
+	// Every file of the directory: a rotation renames the live file to a
+	// name a glob may not match, and a spurious pass costs little.
+	return journal.WatchDir(ctx, dir, func(string) bool { return true })
 }
 
 // Follow runs passes every interval until ctx is done. Outcomes: ctx's
@@ -376,9 +407,17 @@ func (r *Reader) read(st *fileState, fn func(*Item) error) error {
 // (newline included), whether it ended with a newline, and whether it was
 // longer than max (then line holds its first bytes only).
 func (r *Reader) readLine(br *bufio.Reader, max int) (line []byte, n int64, complete, over bool, err error) {
+	chunk, rerr := br.ReadSlice('\n')
+	if rerr == nil && len(chunk) <= max+1 {
+		// The whole line is in the reader's buffer: no copy (it is
+		// valid until the next read, after the line's items).
+		return chunk[:len(chunk)-1], int64(len(chunk)), true, false, nil
+	}
 	r.buf = r.buf[:0]
-	for {
-		chunk, rerr := br.ReadSlice('\n')
+	for first := true; ; first = false {
+		if !first {
+			chunk, rerr = br.ReadSlice('\n')
+		}
 		n += int64(len(chunk))
 		if len(r.buf)+len(chunk) <= max+1 {
 			r.buf = append(r.buf, chunk...)
@@ -435,7 +474,7 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 	fp := r.fp(st, end)
 	cur := func(idx int) Cursor { return Cursor{File: st.name, Offset: off, Index: idx, FP: fp} }
 	idx := 0
-	for _, seg := range decodeLine(line) {
+	for _, seg := range r.dec.line(line) {
 		if seg.err != nil {
 			part := line[seg.at:]
 			d := &Damage{File: st.name, Offset: off + int64(seg.at), Index: idx, Class: ClassTornLine,
@@ -448,7 +487,8 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 		}
 		for i := range seg.records {
 			rec := &seg.records[i]
-			it := Item{Cursor: cur(idx), Path: st.path, Host: rec.host, HostID: rec.hostID,
+			it := &r.item
+			*it = Item{Cursor: cur(idx), Path: st.path, Host: rec.host, HostID: rec.hostID,
 				ObservedNs: rec.observedNs, ReceivedNs: rec.receivedNs, Body: rec.body, Before: r.isBefore(st, off, idx)}
 			damage := func(class, reason string) {
 				it.Damage = &Damage{Host: rec.host, File: st.name, Offset: off, Index: idx, Class: class, Reason: reason, Text: event.DiagnosticText(rec.body, redact.Text)}
@@ -463,11 +503,18 @@ func (r *Reader) line(st *fileState, off int64, line []byte, fn func(*Item) erro
 				if err != nil {
 					damage(string(event.ClassOf(err)), "the body is not a journal line: "+err.Error())
 				} else {
-					it.Event, it.JournalSequence = &ev, js
+					if r.ReuseEvent {
+						r.ev = ev
+						it.Event = &r.ev
+					} else {
+						it.Event = new(event.Event)
+						*it.Event = ev
+					}
+					it.JournalSequence = js
 					it.Control = journal.IsControl(&event.Record{Event: ev, JournalSequence: js})
 				}
 			}
-			if err := fn(&it); err != nil {
+			if err := fn(it); err != nil {
 				return err
 			}
 			idx++

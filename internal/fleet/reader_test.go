@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -283,4 +284,51 @@ func TestParseCursor(t *testing.T) {
 		}
 	}
 	_ = time.Second
+}
+
+// With ReuseEvent the reader hands the same items, its events filled in
+// one place: a fleet built from them is the fleet built without it, and
+// each item's event is the one it would have had.
+func TestReuseEventSameItems(t *testing.T) {
+	for _, dir := range []string{"testdata/collector/recorded", "testdata/collector/rotated", "testdata/collector/live"} {
+		read := func(reuse bool) ([]string, Report) {
+			r, err := NewReader(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			r.ReuseEvent = reuse
+			f := New(Options{Now: func() time.Time { return t0 }})
+			var out []string
+			var prev *event.Event
+			err = r.Pass(func(it *Item) error {
+				f.Apply(it)
+				if it.Event == nil {
+					out = append(out, "damage "+it.Damage.Class)
+					return nil
+				}
+				if reuse && prev != nil && it.Event != prev {
+					t.Fatalf("%s: ReuseEvent handed a new event", dir)
+				}
+				prev = it.Event
+				b, _ := it.Event.Marshal()
+				out = append(out, it.Host+" "+it.Cursor.String()+" "+string(b))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out, f.Report(true)
+		}
+		a, ra := read(false)
+		b, rb := read(true)
+		if strings.Join(a, "\n") != strings.Join(b, "\n") {
+			t.Fatalf("%s: items differ:\n%s\nwith ReuseEvent:\n%s", dir, strings.Join(a, "\n"), strings.Join(b, "\n"))
+		}
+		ja, _ := json.Marshal(ra)
+		jb, _ := json.Marshal(rb)
+		if string(ja) != string(jb) || len(a) == 0 {
+			t.Fatalf("%s: reports differ:\n%s\n%s", dir, ja, jb)
+		}
+	}
 }

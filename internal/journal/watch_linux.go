@@ -21,9 +21,11 @@ import (
 type dirWatch struct {
 	f      *os.File // the inotify descriptor, non-blocking, in the runtime's poller
 	rc     syscall.RawConn
-	base   string // the journal's file name
+	base   string                 // the journal's file name
+	match  func(name string) bool // instead of base: the files that concern the watcher
 	buf    []byte
 	broken bool // the directory went away (or the watch failed): set up a new one
+	said   bool // the last read found a change that concerns the watcher
 	stop   func() bool
 }
 
@@ -35,11 +37,17 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.I
 // or close; nil when no watch can be set up (no inotify, too many
 // watches, no directory yet).
 func watchDir(ctx context.Context, path string) *dirWatch {
+	return watchDirWith(ctx, filepath.Dir(path), filepath.Base(path), nil)
+}
+
+// watchDirWith watches dir for the journal named base, or (match not nil)
+// for the files match accepts.
+func watchDirWith(ctx context.Context, dir, base string, match func(string) bool) *dirWatch {
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil
 	}
-	if _, err := unix.InotifyAddWatch(fd, filepath.Dir(path), watchMask); err != nil {
+	if _, err := unix.InotifyAddWatch(fd, dir, watchMask); err != nil {
 		unix.Close(fd)
 		return nil
 	}
@@ -49,7 +57,7 @@ func watchDir(ctx context.Context, path string) *dirWatch {
 		f.Close()
 		return nil
 	}
-	w := &dirWatch{f: f, rc: rc, base: filepath.Base(path), buf: make([]byte, 4096)}
+	w := &dirWatch{f: f, rc: rc, base: base, match: match, buf: make([]byte, 4096)}
 	// A done ctx ends a wait at once.
 	w.stop = context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
 	return w
@@ -101,6 +109,7 @@ func (w *dirWatch) read(block bool) {
 	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 		w.broken = true
 	}
+	w.said = hit
 }
 
 // concerns reports whether a batch of events may concern the journal:
@@ -121,6 +130,8 @@ func (w *dirWatch) concerns(b []byte) bool {
 			w.broken, hit = true, true
 		case mask&unix.IN_Q_OVERFLOW != 0:
 			hit = true
+		case w.match != nil:
+			hit = hit || name != "" && w.match(name)
 		case name == w.base || strings.HasPrefix(name, w.base+sealedPrefix):
 			hit = true
 		}

@@ -49,8 +49,10 @@ type Span struct{ From, To int64 }
 // History is what the view keeps of one child beyond the projection:
 // recent events, state segments over time, stale spans.
 type History struct {
-	recent     [RecentEvents]Event
-	diags      [RecentDiagnostics]Event
+	// recent and diags are rings that grow to their bound as events
+	// come (most children have a handful: each costs no more).
+	recent     []Event
+	diags      []Event
 	Events     int64 // events seen (duplicates included)
 	Heartbeats int64 // heartbeats among them (not kept in Recent)
 	kept       int64 // events put in recent
@@ -67,10 +69,21 @@ type History struct {
 
 // Recent returns the kept events, oldest first.
 // Heartbeats are counted, not kept.
-func (h *History) Recent() []Event { return ring(h.recent[:], h.kept) }
+func (h *History) Recent() []Event { return ring(h.recent, h.kept) }
 
 // Diagnostics returns the kept diagnostics, oldest first.
-func (h *History) Diagnostics() []Event { return ring(h.diags[:], h.nDiags) }
+func (h *History) Diagnostics() []Event { return ring(h.diags, h.nDiags) }
+
+// grow makes room in a ring of bound events for its event number n.
+func grow(r []Event, n int64, bound int) []Event {
+	if n < int64(len(r)) || len(r) == bound {
+		return r
+	}
+	if len(r) == cap(r) {
+		r = append(make([]Event, 0, min(max(2*cap(r), 4), bound)), r...)
+	}
+	return append(r, Event{})
+}
 
 func ring(r []Event, n int64) []Event {
 	size := int64(len(r))
@@ -88,6 +101,7 @@ func (h *History) record(ev *event.Event, line int64, res projection.Result, cha
 		// the timeline of recent events.
 		h.Heartbeats++
 	} else {
+		h.recent = grow(h.recent, h.kept, RecentEvents)
 		e := &h.recent[h.kept%RecentEvents]
 		*e = Event{Line: line, ObservedAt: ev.ObservedAt, Kind: ev.Kind, State: ev.State, Source: ev.Source, Activity: ev.Activity, Result: res, Details: e.Details[:0]}
 		if len(ev.Details) > 0 {
@@ -101,6 +115,7 @@ func (h *History) record(ev *event.Event, line int64, res projection.Result, cha
 			// among the diagnostics)
 			d := *e
 			d.Details = append([]byte(nil), e.Details...)
+			h.diags = grow(h.diags, h.nDiags, RecentDiagnostics)
 			h.diags[h.nDiags%RecentDiagnostics] = d
 			h.nDiags++
 		}

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"slices"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
@@ -23,9 +24,16 @@ type Model struct {
 	placed map[*Node]bool
 	// orphans are roots waiting for the child they would go under.
 	orphans map[string][]*Node
-	cursor  int64
-	lines   int64
-	tally   map[string]int
+	// openRoots are the roots with a child not ended in their tree, in
+	// roots' order (a view that hides ended children walks these
+	// alone); ended counts the ended children; touched are the roots
+	// whose tree changed in this Sync.
+	openRoots []*Node
+	ended     int
+	touched   []*Node
+	cursor    int64
+	lines     int64
+	tally     map[string]int
 	// A fleet's: its hosts' nodes, and each host's clock and silence.
 	byHost    map[string][]*Node
 	hostClock HostClock
@@ -169,18 +177,89 @@ func (m *Model) Sync(now time.Time) bool {
 			m.relink = true
 		}
 		n.View, n.dirty = v, false
+		if e := v.Ended(); e != n.ended {
+			n.ended = e
+			if e {
+				m.ended++
+			} else {
+				m.ended--
+			}
+		}
 	}
-	m.dirty = m.dirty[:0]
 	switch {
 	case m.relink || m.placed == nil:
 		m.rebuild()
+		m.openRoots = m.openRoots[:0]
+		for _, n := range m.order {
+			n.open = false
+		}
+		for _, r := range m.roots {
+			if r.open = openTree(r); r.open {
+				m.openRoots = append(m.openRoots, r)
+			}
+		}
 	default:
 		for _, n := range m.added {
 			m.insert(n)
 		}
+		for _, n := range m.dirty {
+			m.touched = append(m.touched, n)
+		}
+		m.reopen(m.touched)
 	}
+	m.dirty, m.touched = m.dirty[:0], m.touched[:0]
 	m.added, m.relink = m.added[:0], false
 	return true
+}
+
+// reopen judges again whether the trees of the nodes touched have a
+// child not ended, and keeps openRoots so. A node touched need not be a
+// root any more: a root that went under another node leaves openRoots.
+func (m *Model) reopen(touched []*Node) {
+	var roots map[*Node]bool
+	for _, n := range touched {
+		if n.parent != nil && n.open {
+			n.open = false
+			if i, ok := slices.BinarySearchFunc(m.openRoots, n, newest); ok {
+				m.openRoots = slices.Delete(m.openRoots, i, i+1)
+			}
+		}
+		r := n
+		for r.parent != nil {
+			r = r.parent
+		}
+		if roots == nil {
+			roots = make(map[*Node]bool, len(touched))
+		}
+		roots[r] = true
+	}
+	for r := range roots {
+		open := openTree(r)
+		if open == r.open {
+			continue
+		}
+		r.open = open
+		i, found := slices.BinarySearchFunc(m.openRoots, r, newest)
+		switch {
+		case open && !found:
+			m.openRoots = slices.Insert(m.openRoots, i, r)
+		case !open && found:
+			m.openRoots = slices.Delete(m.openRoots, i, i+1)
+		}
+	}
+}
+
+// openTree reports whether n or a node under it is not ended.
+func openTree(n *Node) bool {
+	if !n.ended {
+		return true
+	}
+	for _, k := range n.kids {
+		if openTree(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // judge is n's view at now: on its host's clock, stale while its host
@@ -255,7 +334,9 @@ func (m *Model) insert(n *Node) {
 		m.roots = remove(m.roots, o)
 		o.parent, o.Retry = p, retry
 		p.kids = insertSorted(p.kids, o, oldest)
+		m.touched = append(m.touched, o)
 	}
+	m.touched = append(m.touched, n)
 }
 
 // Tally is how many children are in each displayed state, as of the last
@@ -264,6 +345,15 @@ func (m *Model) Tally() map[string]int { return m.tally }
 
 // Roots returns the lineage tree as of the last Sync.
 func (m *Model) Roots() []*Node { return m.roots }
+
+// OpenRoots returns the roots, in Roots' order, whose tree holds a child
+// not ended, as of the last Sync: what a view that hides ended children
+// shows (Flatten of these with such a filter is Flatten of Roots with
+// it), without looking at the trees of ended children at all.
+func (m *Model) OpenRoots() []*Node { return m.openRoots }
+
+// Ended is how many children had ended as of the last Sync.
+func (m *Model) Ended() int { return m.ended }
 
 // Node returns a child's node by its key (Node.Key: the childId for one
 // journal), or nil.

@@ -27,6 +27,8 @@ type Node struct {
 	dirty  bool                   // touched since the model's last Sync
 	gen    uint64
 	shown  bool // in Flatten call gen: it or a descendant is kept
+	ended  bool // View.Ended() as of the model's last Sync
+	open   bool // a root in the model's openRoots
 	parent *Node
 	kids   []*Node
 }

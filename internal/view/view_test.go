@@ -2,6 +2,7 @@ package view_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -302,5 +303,167 @@ func TestDetailShowsAgentReportAttributed(t *testing.T) {
 	d := strings.Join(view.Detail(m.Node(c.ID), s.At), "\n")
 	if !strings.Contains(d, "Reported  claude-code reports (its own account, not lcwrap's): success, 3 turns, $0.0008") {
 		t.Fatalf("no attributed report:\n%s", d)
+	}
+}
+
+// The open roots a model keeps as children appear, end and move under
+// the children they wait for are the roots whose tree has a child not
+// ended, in the roots' order, after every Sync; Ended counts the ended.
+// A view that hides ended children walks these alone (tui), so Flatten
+// of them is Flatten of every root with that filter.
+func TestOpenRootsMatchTheTrees(t *testing.T) {
+	notEnded := func(n *view.Node) bool { return !n.View.Ended() }
+	for seed := range 60 {
+		rng := uint64(seed*104729 + 7)
+		next := func(n int) int {
+			rng ^= rng << 13
+			rng ^= rng >> 7
+			rng ^= rng << 17
+			return int(rng % uint64(n))
+		}
+		const kids = 40
+		s := viewtest.New(t0)
+		m := view.NewModel()
+		applied := 0
+		check := func(step string) {
+			m.Sync(s.At)
+			var want []*view.Node
+			ended := 0
+			var open func(n *view.Node) bool
+			open = func(n *view.Node) bool {
+				ok := !n.View.Ended()
+				for _, k := range n.Kids() {
+					ok = open(k) || ok
+				}
+				return ok
+			}
+			for _, r := range m.Roots() {
+				if open(r) {
+					want = append(want, r)
+				}
+			}
+			for _, n := range m.Nodes() {
+				if n.View.Ended() {
+					ended++
+				}
+			}
+			if got := ids(rowsOf(m.OpenRoots())); strings.Join(got, ",") != strings.Join(ids(rowsOf(want)), ",") {
+				t.Fatalf("seed %d %s: open roots %v, want %v", seed, step, got, ids(rowsOf(want)))
+			}
+			if a, b := strings.Join(ids(view.Flatten(m.OpenRoots(), notEnded)), ","), strings.Join(ids(view.Flatten(m.Roots(), notEnded)), ","); a != b {
+				t.Fatalf("seed %d %s: rows of the open roots %s, of every root %s", seed, step, a, b)
+			}
+			if m.Ended() != ended {
+				t.Fatalf("seed %d %s: Ended %d, want %d", seed, step, m.Ended(), ended)
+			}
+		}
+		flush := func() {
+			lines := viewtest.Lines(s.Out[applied:])
+			for i := range lines {
+				m.Apply(&s.Out[applied+i], lines[i], int64(applied+i+1))
+			}
+			applied = len(s.Out)
+		}
+		var started []viewtest.Child
+		for i := range kids {
+			c := viewtest.Child{ID: fmt.Sprintf("c%02d", i)}
+			switch next(4) {
+			case 0: // a parent that may come later
+				c.Parent = fmt.Sprintf("c%02d", next(kids))
+			case 1:
+				c.Root, c.Attempt = fmt.Sprintf("c%02d", next(kids)), int64(1+next(3))
+			}
+			if c.Parent == c.ID || c.Root == c.ID {
+				c.Parent, c.Root, c.Attempt = "", "", 0
+			}
+			s.Created(c)
+			started = append(started, c)
+			if next(2) == 0 {
+				e := started[next(len(started))]
+				s.End(e, event.StateCompleted, 0)
+			}
+			if next(3) == 0 {
+				e := started[next(len(started))]
+				s.States(e, event.StateRunning) // not after an end: a conflict, still ended
+			}
+			flush()
+			if next(3) == 0 {
+				check(fmt.Sprintf("after c%02d", i))
+			}
+		}
+		for _, c := range started {
+			s.End(c, event.StateFailed, 1)
+			flush()
+			if next(4) == 0 {
+				check("ending " + c.ID)
+			}
+		}
+		check("at the end")
+		if len(m.OpenRoots()) != 0 {
+			t.Fatalf("seed %d: every child ended, open roots %v", seed, ids(rowsOf(m.OpenRoots())))
+		}
+	}
+}
+
+func rowsOf(nodes []*view.Node) []view.Row {
+	out := make([]view.Row, len(nodes))
+	for i, n := range nodes {
+		out[i] = view.Row{Node: n}
+	}
+	return out
+}
+
+// A history keeps the latest RecentEvents events and RecentDiagnostics
+// diagnostics, oldest first, whatever their number: fewer than the bound
+// (the rings grow as events come), the bound, and many more.
+func TestHistoryKeepsTheLatest(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 4, 5, 15, 16, 17, 40} {
+		s := viewtest.New(t0)
+		c := viewtest.Child{ID: "c"}
+		s.Created(c)
+		for i := range n {
+			s.Event(c, event.KindActivity, "", fmt.Sprintf("step %d", i), nil)
+			s.Event(c, event.KindDiagnostic, "", "", map[string]any{"message": fmt.Sprintf("diag %d", i)})
+		}
+		h := model(t, s, s.At).Node("c").Hist
+		var want, got []string
+		for i := max(0, 2*n+1-view.RecentEvents); i < 2*n+1; i++ {
+			switch {
+			case i == 0:
+				want = append(want, "created")
+			case i%2 == 1:
+				want = append(want, fmt.Sprintf("step %d", (i-1)/2))
+			default:
+				want = append(want, fmt.Sprintf("diag %d", (i-1)/2))
+			}
+		}
+		for _, e := range h.Recent() {
+			switch {
+			case e.Kind == event.KindCreated:
+				got = append(got, "created")
+			case e.Kind == event.KindDiagnostic:
+				var d struct{ Message string }
+				json.Unmarshal(e.Details, &d)
+				got = append(got, d.Message)
+			default:
+				got = append(got, e.Activity)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("%d steps: recent %v, want %v", n, got, want)
+		}
+		var diags []string
+		for _, e := range h.Diagnostics() {
+			var d struct{ Message string }
+			json.Unmarshal(e.Details, &d)
+			diags = append(diags, d.Message)
+		}
+		var wantD []string
+		for i := max(0, n-view.RecentDiagnostics); i < n; i++ {
+			wantD = append(wantD, fmt.Sprintf("diag %d", i))
+		}
+		if strings.Join(diags, ",") != strings.Join(wantD, ",") {
+			t.Fatalf("%d steps: diagnostics %v, want %v", n, diags, wantD)
+		}
 	}
 }

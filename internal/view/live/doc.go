@@ -11,10 +11,13 @@
 // (lcwrap report, the status table) do not carry it.
 //
 // NewFleet follows a fleet instead (internal/fleet): the gateway
-// Collector's output, polled (every 100 ms while records arrive, up to
-// every second when quiet), new lines and new rotated files alike; each
-// host's children keyed by (host, childId), judged on the host's clock,
-// and stale while the host is silent (judged again after each pass).
+// Collector's output, looked at when an inotify watch of its directory
+// says a file changed (at most every 100 ms; every 30 s regardless),
+// polled where it cannot be watched (every 100 ms while records arrive,
+// up to every second when quiet), new lines and new rotated files alike;
+// each host's children keyed by (host, childId), judged on the host's
+// clock, and stale while the host is silent (judged again after each
+// look, and at the instant a host falls silent with nothing arriving).
 //
 // # What it refuses to claim
 //

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/fleet"
 	"github.com/lcwrap/lcwrap/internal/journal"
 	"github.com/lcwrap/lcwrap/internal/view"
 )
@@ -101,7 +100,7 @@ type State struct {
 func (l *Follower) State() State {
 	l.mu.Lock()
 	if fs := l.fl; fs != nil {
-		s := State{Path: fs.path, Err: l.err, Fleet: &FleetState{Hosts: append([]fleet.HostView(nil), fs.hosts...),
+		s := State{Path: fs.path, Err: l.err, Fleet: &FleetState{Hosts: fs.hosts,
 			Totals: fs.f.Totals(), Pending: fs.pending}}
 		l.mu.Unlock()
 		return s

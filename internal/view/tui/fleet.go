@@ -82,17 +82,22 @@ func (m *Model) shownHosts() ([]fleet.HostView, int) {
 	if len(hosts) <= room {
 		return hosts, len(hosts)
 	}
-	sorted := slices.Clone(hosts)
-	slices.SortStableFunc(sorted, func(a, b fleet.HostView) int {
-		switch {
-		case a.Silent == b.Silent:
-			return 0
-		case a.Silent:
-			return -1
+	// The first room-1 of the hosts with the silent ones first (a stable
+	// sort's), without copying every host: this runs for every frame.
+	shown := make([]fleet.HostView, 0, room-1)
+	if room == 1 {
+		return shown, len(hosts)
+	}
+	for _, silent := range []bool{true, false} {
+		for i := range hosts {
+			if hosts[i].Silent == silent {
+				if shown = append(shown, hosts[i]); len(shown) == room-1 {
+					return shown, len(hosts) // the last line says how many more
+				}
+			}
 		}
-		return 1
-	})
-	return sorted[:room-1], len(hosts) // the last line says how many more
+	}
+	return shown, len(hosts)
 }
 
 // hostLines is how many lines the host table takes (its header and a

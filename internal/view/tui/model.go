@@ -266,7 +266,16 @@ func (m *Model) rebuild(vm *view.Model) {
 		return needle == "" || matches(n, needle)
 	}
 	atTop := m.sel == 0 && !m.detail
-	m.rows, m.cached = view.Flatten(vm.Roots(), keep), nil
+	if !m.showEnded && m.host == "" && needle == "" {
+		// Ended children hidden, nothing else: the trees with a child
+		// not ended are the rows, and the ended ones are hidden but for
+		// the ancestors shown (subtracted below). The trees of ended
+		// children alone — most of a long journal — are not walked.
+		m.rows, m.cached = view.Flatten(vm.OpenRoots(), keep), nil
+		m.hidden = vm.Ended()
+	} else {
+		m.rows, m.cached = view.Flatten(vm.Roots(), keep), nil
+	}
 	// Ended ancestors shown for their lineage are not hidden.
 	for _, r := range m.rows {
 		if !m.showEnded && r.Node.View.Ended() && (m.host == "" || r.Node.Host == m.host) {
