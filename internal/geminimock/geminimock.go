@@ -47,7 +47,7 @@ type Server struct {
 	ln     net.Listener
 	srv    *http.Server
 
-	mu       sync.Mutex
+	mu       sync.Mutex // guards sub (set while serving), requests and paths
 	requests int
 	paths    []string
 }
@@ -68,7 +68,11 @@ func Start(script ...Step) (*Server, error) {
 // a request that offers the complete_task tool (a sub-agent's, never the
 // session's) is answered from steps instead of the session's script, by
 // the same rule. Call it before the CLI starts.
-func (s *Server) SubagentScript(steps ...Step) { s.sub = steps }
+func (s *Server) SubagentScript(steps ...Step) {
+	s.mu.Lock() // the CLI's requests are served on other goroutines
+	defer s.mu.Unlock()
+	s.sub = steps
+}
 
 // CompleteTask is a sub-agent's complete_task call, with output under
 // name (the agent's output name: generalist's "result").
@@ -143,13 +147,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.requests++
-	s.mu.Unlock()
 	script := s.script
 	for _, t := range req.Tools {
 		if strings.Contains(string(t), `"complete_task"`) {
 			script = s.sub
 		}
 	}
+	s.mu.Unlock()
 	st := Step{Text: FinalText}
 	if len(req.Tools) > 0 && step < len(script) {
 		st = script[step]

@@ -3,7 +3,6 @@ package opencode_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -267,18 +266,7 @@ func checkReport(t *testing.T, html string, evs []event.Event) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-	if f := flag.Lookup("update"); f == nil || f.Value.String() != "true" {
-		return
-	}
-	shot := filepath.Join(t.TempDir(), "shot.png")
-	testtool.Chromium(t, html, "--window-size=1280,520", "--hide-scrollbars", "--screenshot="+shot)
-	png, err := os.ReadFile(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile("../../../docs/img/report-opencode.png", png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testtool.ShotOnUpdate(t, html, "../../../docs/img/report-opencode.png", "1280,520")
 }
 
 // captureDocs checks docs/agents-opencode.md's captures of status and
