@@ -24,6 +24,8 @@
 // server's event stream — or says ErrNotSupported; it never pretends to
 // follow what it cannot. A Driver whose agent calls lcwrap back as a
 // command also implements Hooks. Waiting reasons are event.WaitReason.
+// ProcessTree reads an adopted process's live descendants (Linux), the
+// tree whose open files prove what belongs to it.
 //
 // It refuses to claim more: no event says a task succeeded, a guessed
 // state is never written, and prompt text, tool output and messages never

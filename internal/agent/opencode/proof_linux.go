@@ -1,11 +1,13 @@
 package opencode
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
 )
 
@@ -96,46 +98,14 @@ func FindServer(root event.Identity, port int) (*ServerProof, string, error) {
 	return p, pick.dial, nil
 }
 
-// processTree returns root and every live descendant of it. A process is
-// a descendant when its chain of parents reaches root, each parent having
-// started no later than its child: a reused pid breaks the chain rather
-// than joining it.
+// processTree is agent.ProcessTree with this package's errors.
 func processTree(root event.Identity) (map[int]event.ProcInfo, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
-	}
-	all := map[int]event.ProcInfo{}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if info, err := event.System.Stat(pid); err == nil && !info.Zombie() {
-			all[pid] = info
-		}
-	}
-	r, ok := all[root.PID]
-	if !ok || r.StartTime != root.StartTime {
+	tree, err := agent.ProcessTree(root)
+	switch {
+	case errors.Is(err, agent.ErrRootGone):
 		return nil, ErrGone
-	}
-	memo := map[int]bool{root.PID: true}
-	var in func(pid, depth int) bool
-	in = func(pid, depth int) bool {
-		if v, ok := memo[pid]; ok {
-			return v
-		}
-		info := all[pid]
-		parent, ok := all[info.PPID]
-		v := ok && depth < 64 && parent.StartTime <= info.StartTime && in(info.PPID, depth+1)
-		memo[pid] = v
-		return v
-	}
-	tree := map[int]event.ProcInfo{}
-	for pid, info := range all {
-		if in(pid, 0) {
-			tree[pid] = info
-		}
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	return tree, nil
 }
