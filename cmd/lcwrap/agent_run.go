@@ -101,9 +101,9 @@ func selectAgent(name string, argv []string) (d agent.Driver, ok bool) {
 	return d, d != nil
 }
 
-func agentFlag() cli.Flag {
-	return &cli.StringFlag{Name: "agent", Value: agentAuto, Usage: "agent integration: " + strings.Join(agentNames(), ", ") + " (auto: by the command's name; none: off). It reads the agent's own evidence (hooks, event streams) for its sessions"}
-}
+// agentFlagDef is --agent's definition (see journalFlagDefs); its usage
+// names agentNames' entries, which TestAgentFlagNamesEveryAgent checks.
+var agentFlagDef = &cli.StringFlag{Name: "agent", Value: agentAuto, Usage: "agent integration: " + agentAuto + ", " + agentNone + ", " + claudecode.Source + ", " + codex.Source + ", " + gemini.Source + ", " + copilot.Source + ", " + opencode.Source + " (auto: by the command's name; none: off). It reads the agent's own evidence (hooks, event streams) for its sessions"}
 
 // agentRun is the agent integration of one run.
 type agentRun struct {

@@ -8,11 +8,11 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/exitcode"
+	"github.com/lcwrap/lcwrap/internal/lazy"
 	"github.com/lcwrap/lcwrap/internal/supervise"
 	"github.com/lcwrap/lcwrap/internal/termtext"
 )
@@ -105,13 +105,13 @@ func quickRunLine(args []string) (*quickFlags, bool) {
 	if len(rest) > 0 && rest[0] == "run" {
 		name, rest = "lcwrap run", rest[1:]
 	}
-	q, ok := readQuick(name, plainRunFlags(), rest, true)
+	q, ok := readQuick(name, plainRunFlags.Get(), rest, true)
 	if !ok || name != "lcwrap" || q.dashed || q.args[0] != "run" {
 		return q, ok
 	}
 	// "lcwrap --flag run ...": the flags apply as if written after run
 	// (placeRootFlags), before run's own.
-	r, ok := readQuick("lcwrap run", plainRunFlags(), q.args[1:], true)
+	r, ok := readQuick("lcwrap run", plainRunFlags.Get(), q.args[1:], true)
 	if !ok {
 		return nil, false
 	}
@@ -143,19 +143,19 @@ func quickEmitLine(args []string) (*quickFlags, bool) {
 	if len(args) < 2 || args[1] != "emit" {
 		return nil, false
 	}
-	return readQuick("lcwrap emit", emitFlags(), args[2:], false)
+	return readQuick("lcwrap emit", emitFlagDefs(), args[2:], false)
 }
 
 // plainRunFlags are the run flags plainRun and quickRunLine read, made
 // once: neither changes them (the parser gets flags of its own).
-var plainRunFlags = sync.OnceValue(runFlags)
+var plainRunFlags = lazy.Value[[]cli.Flag]{Make: runFlagDefs}
 
 // plainRun reports whether args are certainly a run: "lcwrap [run flags]
 // [--] CMD ...", or "lcwrap run ...". It skips the root's own flags (and
 // the values of those that take one) and looks at the first argument
 // after them; anything it does not recognise is left to the parser.
 func plainRun(args []string) bool {
-	_, i, ok := skipFlags(plainRunFlags(), args)
+	_, i, ok := skipFlags(plainRunFlags.Get(), args)
 	switch {
 	case !ok || i >= len(args):
 		return false // --help, --version, a typo: the parser decides

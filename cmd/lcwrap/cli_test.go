@@ -175,7 +175,7 @@ func TestHelpEveryCommand(t *testing.T) {
 		full := strings.Join(append([]string{"lcwrap"}, path...), " ")
 		names[full] = true
 		t.Run(full, func(t *testing.T) {
-			h, ok := helps()[full]
+			h, ok := helps.Get()[full]
 			if !ok {
 				t.Fatalf("no entry for %q in helps (help.go): add its examples and exit status", full)
 			}
@@ -206,7 +206,7 @@ func TestHelpEveryCommand(t *testing.T) {
 			}
 		})
 	}
-	for name := range helps() {
+	for name := range helps.Get() {
 		if !names[name] {
 			t.Errorf("helps has an entry for %q, which is not a command", name)
 		}
@@ -229,8 +229,8 @@ func TestRootHelp(t *testing.T) {
 		if !strings.Contains(run, name) {
 			t.Errorf("lcwrap run --help does not list %s", name)
 		}
-		if strings.Contains(flags, "    "+name+" ") != slices.Contains(helps()["lcwrap"].flags, f.Names()[0]) {
-			t.Errorf("lcwrap --help lists %s: %v; helps names it: %v", name, strings.Contains(flags, "    "+name+" "), slices.Contains(helps()["lcwrap"].flags, f.Names()[0]))
+		if strings.Contains(flags, "    "+name+" ") != slices.Contains(helps.Get()["lcwrap"].flags, f.Names()[0]) {
+			t.Errorf("lcwrap --help lists %s: %v; helps names it: %v", name, strings.Contains(flags, "    "+name+" "), slices.Contains(helps.Get()["lcwrap"].flags, f.Names()[0]))
 		}
 	}
 	if strings.Contains(text, "GLOBAL") {
@@ -278,7 +278,7 @@ func TestHelpExitStatusIsTheTable(t *testing.T) {
 				t.Errorf("%s: help does not say %q:\n%s", full, r.Meaning, exit)
 			}
 		}
-		if h := helps()[full]; h.exitNote != "" {
+		if h := helps.Get()[full]; h.exitNote != "" {
 			want = append(want, strings.Fields(h.exitNote)[0])
 		}
 		if !slices.Equal(codes, want) {

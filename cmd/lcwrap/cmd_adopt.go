@@ -48,7 +48,7 @@ func adoptCommand(std stdio) *cli.Command {
 			&cli.StringFlag{Name: "root-child-id", Sources: cli.EnvVars(supervise.EnvRootChildID), Usage: "lineage rootChildId (default: set by an enclosing lcwrap run, else the childId)"},
 			&cli.DurationFlag{Name: "poll", Value: adopt.DefaultPoll, Usage: "how often to look where the kernel offers no pidfd to wait on (at least 10ms)"},
 			&cli.StringFlag{Name: "watch", Value: "auto", Hidden: true, Usage: "auto (pidfd where available) or poll"},
-			agentFlag(),
+			cloneFlags([]cli.Flag{agentFlagDef})[0],
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error { return adoptAction(ctx, cmd, std) },
 	}

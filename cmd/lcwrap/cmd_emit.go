@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -63,22 +64,25 @@ func emitCommand(std stdio) *cli.Command {
 }
 
 // emitFlags are emit's flags.
-func emitFlags() []cli.Flag {
-	return append(writerFlags(),
-		&cli.StringFlag{Name: "child-id", Usage: "child `ID` the event is about (required)"},
-		&cli.StringFlag{Name: "kind", Usage: "event `KIND`: created, state_changed, activity, heartbeat, terminal, reconciliation or diagnostic (required)"},
-		&cli.StringFlag{Name: "state", Usage: "child `STATE` (created, starting, running, waiting, completed, failed, cancelled, lost)"},
-		&cli.StringFlag{Name: "activity", Usage: "what the child is doing (redacted, cut to 512 characters)"},
-		&cli.StringFlag{Name: "details", Usage: "details as a JSON object (redacted)"},
-		&cli.StringFlag{Name: "source-epoch", Usage: "sourceEpoch `E` of the event's sequence space (default emit-<source>)"},
-		&cli.Int64Flag{Name: "sequence", Usage: "use sequence `N` instead of reserving the next one"},
-		&cli.StringFlag{Name: "profile", Value: event.External().Name, Usage: "capability profile `NAME` (external, adopted-pid-only, launched, launched-no-heartbeat)"},
-		&cli.StringFlag{Name: "parent-child-id", Usage: "parent child `ID` (default $LCWRAP_CHILD_ID when it is another child)"},
-		&cli.StringFlag{Name: "root-child-id", Usage: "root child `ID` of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
-		&cli.Int64Flag{Name: "attempt", Usage: "retry attempt `N` (0 for the first)"},
-		&cli.BoolFlag{Name: "external", Usage: "mark the child as external (not started by the producer)"},
-		&cli.StringFlag{Name: "adopted-at", Usage: "when an external child was adopted, `TS` in YYYY-MM-DDTHH:MM:SS[.mmm]Z (needs --external)"},
-	)
+func emitFlags() []cli.Flag { return cloneFlags(emitFlagDefs()) }
+
+// emitFlagDefs are emitFlags' definitions (see journalFlagDefs).
+func emitFlagDefs() []cli.Flag { return slices.Concat(writerFlagDefs(), emitOwnFlagDefs) }
+
+var emitOwnFlagDefs = []cli.Flag{
+	&cli.StringFlag{Name: "child-id", Usage: "child `ID` the event is about (required)"},
+	&cli.StringFlag{Name: "kind", Usage: "event `KIND`: created, state_changed, activity, heartbeat, terminal, reconciliation or diagnostic (required)"},
+	&cli.StringFlag{Name: "state", Usage: "child `STATE` (created, starting, running, waiting, completed, failed, cancelled, lost)"},
+	&cli.StringFlag{Name: "activity", Usage: "what the child is doing (redacted, cut to 512 characters)"},
+	&cli.StringFlag{Name: "details", Usage: "details as a JSON object (redacted)"},
+	&cli.StringFlag{Name: "source-epoch", Usage: "sourceEpoch `E` of the event's sequence space (default emit-<source>)"},
+	&cli.Int64Flag{Name: "sequence", Usage: "use sequence `N` instead of reserving the next one"},
+	&cli.StringFlag{Name: "profile", Value: "external", Usage: "capability profile `NAME` (external, adopted-pid-only, launched, launched-no-heartbeat)"},
+	&cli.StringFlag{Name: "parent-child-id", Usage: "parent child `ID` (default $LCWRAP_CHILD_ID when it is another child)"},
+	&cli.StringFlag{Name: "root-child-id", Usage: "root child `ID` of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
+	&cli.Int64Flag{Name: "attempt", Usage: "retry attempt `N` (0 for the first)"},
+	&cli.BoolFlag{Name: "external", Usage: "mark the child as external (not started by the producer)"},
+	&cli.StringFlag{Name: "adopted-at", Usage: "when an external child was adopted, `TS` in YYYY-MM-DDTHH:MM:SS[.mmm]Z (needs --external)"},
 }
 
 // transitionTable lists the contract's legal state changes, one line per

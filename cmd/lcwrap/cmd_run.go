@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,22 +45,27 @@ With --restart each attempt is a new lifecycle (child id <id>-a<attempt>,
 same root, attempt+1); a cancel request stops the loop, and lcwrap exits
 with the last attempt's code.`
 
-func runFlags() []cli.Flag {
-	return append(append(writerFlags(),
-		&cli.DurationFlag{Name: "heartbeat", Value: supervise.DefaultHeartbeat, Usage: "interval of heartbeat events, at least 100ms; 0 for none (the heartbeat capability is then unknown)"},
-		&cli.DurationFlag{Name: "timeout", Usage: "cancel the command (SIGTERM to its process group) after this long; lcwrap then exits 124"},
-		&cli.DurationFlag{Name: "kill-after", Value: supervise.DefaultKillAfter, Usage: "SIGKILL whatever is still alive this long after a cancel request"},
-		&cli.StringFlag{Name: "success-exit-codes", Value: "0", Usage: "exit codes reported as completed, comma-separated (never changes lcwrap's exit code)"},
-		&cli.BoolFlag{Name: "kill-leftovers", Usage: "terminate processes of the command's group that outlive it (SIGTERM, then SIGKILL after --kill-after)"},
-		&cli.BoolFlag{Name: "subreaper", Usage: "reap orphaned descendants (always on as PID 1)"},
-		&cli.StringFlag{Name: "child-id", Usage: "child id of this lifecycle (default: generated from the command name)"},
-		&cli.StringFlag{Name: "root-child-id", Usage: "root child id of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
-		&cli.StringFlag{Name: "parent-child-id", Usage: "parent child id (default $LCWRAP_CHILD_ID, set by an enclosing lcwrap)"},
-		&cli.IntFlag{Name: "attempt", Usage: "attempt number of this lifecycle (0 for the first)"},
-		&cli.BoolFlag{Name: "pty", Usage: "give the command a new terminal (stdin, stdout and stderr; its output comes out on lcwrap's stdout); lcwrap's own terminal is raw while it runs, restored when it ends"},
-		agentFlag(),
-		&cli.StringFlag{Name: "activity", Value: supervise.ActivityNone, Usage: "what else becomes activity events: none, or output (the command's latest output line: redacted, escapes stripped, at most one per second). sd_notify STATUS= messages (--notify) are activity either way"},
-	), notifyRestartFlags()...)
+func runFlags() []cli.Flag { return cloneFlags(runFlagDefs()) }
+
+// runFlagDefs are runFlags' definitions (see journalFlagDefs).
+func runFlagDefs() []cli.Flag {
+	return slices.Concat(writerFlagDefs(), runOwnFlagDefs, notifyRestartFlagDefs)
+}
+
+var runOwnFlagDefs = []cli.Flag{
+	&cli.DurationFlag{Name: "heartbeat", Value: supervise.DefaultHeartbeat, Usage: "interval of heartbeat events, at least 100ms; 0 for none (the heartbeat capability is then unknown)"},
+	&cli.DurationFlag{Name: "timeout", Usage: "cancel the command (SIGTERM to its process group) after this long; lcwrap then exits 124"},
+	&cli.DurationFlag{Name: "kill-after", Value: supervise.DefaultKillAfter, Usage: "SIGKILL whatever is still alive this long after a cancel request"},
+	&cli.StringFlag{Name: "success-exit-codes", Value: "0", Usage: "exit codes reported as completed, comma-separated (never changes lcwrap's exit code)"},
+	&cli.BoolFlag{Name: "kill-leftovers", Usage: "terminate processes of the command's group that outlive it (SIGTERM, then SIGKILL after --kill-after)"},
+	&cli.BoolFlag{Name: "subreaper", Usage: "reap orphaned descendants (always on as PID 1)"},
+	&cli.StringFlag{Name: "child-id", Usage: "child id of this lifecycle (default: generated from the command name)"},
+	&cli.StringFlag{Name: "root-child-id", Usage: "root child id of the lineage (default $LCWRAP_ROOT_CHILD_ID, else the child id)"},
+	&cli.StringFlag{Name: "parent-child-id", Usage: "parent child id (default $LCWRAP_CHILD_ID, set by an enclosing lcwrap)"},
+	&cli.IntFlag{Name: "attempt", Usage: "attempt number of this lifecycle (0 for the first)"},
+	&cli.BoolFlag{Name: "pty", Usage: "give the command a new terminal (stdin, stdout and stderr; its output comes out on lcwrap's stdout); lcwrap's own terminal is raw while it runs, restored when it ends"},
+	agentFlagDef,
+	&cli.StringFlag{Name: "activity", Value: supervise.ActivityNone, Usage: "what else becomes activity events: none, or output (the command's latest output line: redacted, escapes stripped, at most one per second). sd_notify STATUS= messages (--notify) are activity either way"},
 }
 
 func runCommand(std stdio) *cli.Command {

@@ -8,17 +8,16 @@ import (
 	"github.com/lcwrap/lcwrap/internal/supervise"
 )
 
-// notifyRestartFlags are run's sd_notify and restart flags.
-func notifyRestartFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.BoolFlag{Name: "notify", Usage: "give the command a NOTIFY_SOCKET and record what it says there (sd_notify: READY=1, STATUS=, WATCHDOG=1, STOPPING=1, BARRIER=1, LCWRAP_STATE=waiting|running)"},
-		&cli.StringFlag{Name: "ready", Value: "exec", Usage: "when the command counts as running: exec (once it started) or notify (once it sends READY=1; needs --notify)"},
-		&cli.DurationFlag{Name: "ready-timeout", Usage: "with --ready notify: cancel the command (SIGTERM to its process group) if it has not sent READY=1 after this long; lcwrap then exits 124"},
-		&cli.DurationFlag{Name: "watchdog", Usage: "with --notify: the command's WATCHDOG_USEC; its WATCHDOG=1 pings are the heartbeats (lcwrap writes none), so a command silent for 3 times this long shows as stale (at least 100ms)"},
-		&cli.StringFlag{Name: "restart", Value: "no", Usage: "start the command again when it has ended: no, on-failure (until it ends completed) or always; each attempt is a new child id with the same root"},
-		&cli.IntFlag{Name: "max-attempts", Usage: "with --restart: at most this many attempts, the first included (0: no limit)"},
-		&cli.DurationFlag{Name: "backoff", Value: time.Second, Usage: "with --restart: the wait before the second attempt, doubling for each next one up to 30 times this, with jitter (at least 100ms without --max-attempts)"},
-	}
+// notifyRestartFlagDefs define run's sd_notify and restart flags (see
+// journalFlagDefs).
+var notifyRestartFlagDefs = []cli.Flag{
+	&cli.BoolFlag{Name: "notify", Usage: "give the command a NOTIFY_SOCKET and record what it says there (sd_notify: READY=1, STATUS=, WATCHDOG=1, STOPPING=1, BARRIER=1, LCWRAP_STATE=waiting|running)"},
+	&cli.StringFlag{Name: "ready", Value: "exec", Usage: "when the command counts as running: exec (once it started) or notify (once it sends READY=1; needs --notify)"},
+	&cli.DurationFlag{Name: "ready-timeout", Usage: "with --ready notify: cancel the command (SIGTERM to its process group) if it has not sent READY=1 after this long; lcwrap then exits 124"},
+	&cli.DurationFlag{Name: "watchdog", Usage: "with --notify: the command's WATCHDOG_USEC; its WATCHDOG=1 pings are the heartbeats (lcwrap writes none), so a command silent for 3 times this long shows as stale (at least 100ms)"},
+	&cli.StringFlag{Name: "restart", Value: "no", Usage: "start the command again when it has ended: no, on-failure (until it ends completed) or always; each attempt is a new child id with the same root"},
+	&cli.IntFlag{Name: "max-attempts", Usage: "with --restart: at most this many attempts, the first included (0: no limit)"},
+	&cli.DurationFlag{Name: "backoff", Value: time.Second, Usage: "with --restart: the wait before the second attempt, doubling for each next one up to 30 times this, with jitter (at least 100ms without --max-attempts)"},
 }
 
 // notifyRestartConfig reads the sd_notify and restart flags into cfg;

@@ -236,3 +236,30 @@ func FuzzQuickFlags(f *testing.F) {
 		checkQuick(t, args)
 	})
 }
+
+// The flag definitions are shared data: a parser that was handed one
+// would keep what it parsed in it, and the next command line, or the
+// quick reader, would see it. Every command gets copies.
+func TestFlagDefinitionsStayUnparsed(t *testing.T) {
+	defs := slices.Concat(runFlagDefs(), emitFlagDefs())
+	before := cloneFlags(defs)
+	for _, args := range quickLines {
+		viaParser(t, args)
+		viaQuick(args)
+	}
+	for i, f := range defs {
+		if !reflect.DeepEqual(f, before[i]) {
+			t.Errorf("--%s's definition changed while command lines were parsed", f.Names()[0])
+		}
+	}
+	if c := cloneFlags(defs[:1]); c[0] == defs[0] {
+		t.Fatal("cloneFlags returned the definition itself")
+	}
+}
+
+func TestAgentFlagNamesEveryAgent(t *testing.T) {
+	want := "agent integration: " + strings.Join(agentNames(), ", ") + " ("
+	if !strings.HasPrefix(agentFlagDef.Usage, want) {
+		t.Fatalf("--agent's usage %q does not start %q", agentFlagDef.Usage, want)
+	}
+}

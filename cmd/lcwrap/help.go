@@ -6,12 +6,12 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/lcwrap/lcwrap/internal/exitcode"
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 // helpWidth is the width every help line fits in.
@@ -35,7 +35,7 @@ const exitCodesTopic = "exit-codes"
 // full name ("lcwrap journal verify"). A new command adds its entry here:
 // TestHelpEveryCommand fails for a command without one. It is built on
 // first use (only help needs it), like every table off the run path.
-var helps = sync.OnceValue(func() map[string]helpText {
+var helps = lazy.Value[map[string]helpText]{Make: func() map[string]helpText {
 	m := map[string]helpText{
 		"lcwrap": {
 			flags: []string{"emit", "journal", "no-journal", "timeout", "pty", "child-id"},
@@ -186,7 +186,7 @@ var helps = sync.OnceValue(func() map[string]helpText {
 	m["lcwrap hook gemini"] = geminiHookHelp()
 	m["lcwrap hook copilot"] = copilotHookHelp()
 	return m
-})
+}}
 
 func helpCommand(std stdio) *cli.Command {
 	return &cli.Command{
@@ -248,7 +248,7 @@ func printHelp(w io.Writer, _ string, data any) {
 func writeHelp(w io.Writer, cmd *cli.Command) {
 	var b strings.Builder
 	name := cmd.FullName()
-	h := helps()[name]
+	h := helps.Get()[name]
 	root := cmd.Root() == cmd
 	if root {
 		b.WriteString("Usage: lcwrap [FLAG]... [--] COMMAND [ARG]...\n")

@@ -88,7 +88,7 @@ func takesValue(f cli.Flag) bool {
 // exit 127 and a failed event). After "--", or on PATH, the word is the
 // program the user asked for.
 func mistypedCommand(args []string) string {
-	_, i, ok := skipFlags(plainRunFlags(), args)
+	_, i, ok := skipFlags(plainRunFlags.Get(), args)
 	if !ok || i >= len(args) || args[i] == "--" {
 		return ""
 	}

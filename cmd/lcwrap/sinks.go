@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -13,24 +15,44 @@ import (
 
 // journalFlags are the flags of every command that reads or writes the
 // journal.
-func journalFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
-		&cli.DurationFlag{Name: "lock-timeout", Value: 5 * time.Second, Usage: "give up acquiring the journal lock after this long"},
-		&cli.DurationFlag{Name: "lock-stale-after", Value: 30 * time.Second, Usage: "a lock this old whose owner is provably dead may be reclaimed"},
-		&cli.StringFlag{Name: "fsync", Value: "terminal", Usage: "flush the journal to disk: always, terminal (after terminal events) or never"},
-		&cli.IntFlag{Name: "journal-max-bytes", Usage: "seal the journal file and start the next one when an append would take it past `N` bytes (0: never; see docs/journal.md)"},
-	}
+func journalFlags() []cli.Flag { return cloneFlags(journalFlagDefs) }
+
+// journalFlagDefs are journalFlags' definitions; like every flag
+// definition below they are data the compiler lays out, never handed to
+// the parser (which fills in the flags it is given): a command gets
+// copies (cloneFlags), the quick readers read these.
+var journalFlagDefs = []cli.Flag{
+	&cli.StringFlag{Name: "journal", Usage: "journal `PATH` (default $LCWRAP_JOURNAL, else $XDG_STATE_HOME/lcwrap/journal.jsonl, else ~/.local/state/lcwrap/journal.jsonl)"},
+	&cli.DurationFlag{Name: "lock-timeout", Value: 5 * time.Second, Usage: "give up acquiring the journal lock after this long"},
+	&cli.DurationFlag{Name: "lock-stale-after", Value: 30 * time.Second, Usage: "a lock this old whose owner is provably dead may be reclaimed"},
+	&cli.StringFlag{Name: "fsync", Value: "terminal", Usage: "flush the journal to disk: always, terminal (after terminal events) or never"},
+	&cli.IntFlag{Name: "journal-max-bytes", Usage: "seal the journal file and start the next one when an append would take it past `N` bytes (0: never; see docs/journal.md)"},
 }
 
 // writerFlags are the flags of every command that writes events.
-func writerFlags() []cli.Flag {
-	return append(journalFlags(),
-		&cli.BoolFlag{Name: "no-journal", Usage: "do not write the journal (only --emit sinks)"},
-		&cli.BoolFlag{Name: "journal-required", Usage: "refuse to start (exit 125) when the journal cannot take appends (cannot be opened, lock timeout, append-blocked)"},
-		&cli.StringSliceFlag{Name: "emit", Usage: "also write events to `SINK`: stderr, stdout, fd:N or file:PATH (repeatable)"},
-		&cli.StringFlag{Name: "source", Value: emit.DefaultSource, Usage: "source name recorded in every event"},
-	)
+func writerFlags() []cli.Flag { return cloneFlags(writerFlagDefs()) }
+
+// writerFlagDefs are writerFlags' definitions (journalFlagDefs').
+func writerFlagDefs() []cli.Flag { return slices.Concat(journalFlagDefs, sinkFlagDefs) }
+
+var sinkFlagDefs = []cli.Flag{
+	&cli.BoolFlag{Name: "no-journal", Usage: "do not write the journal (only --emit sinks)"},
+	&cli.BoolFlag{Name: "journal-required", Usage: "refuse to start (exit 125) when the journal cannot take appends (cannot be opened, lock timeout, append-blocked)"},
+	&cli.StringSliceFlag{Name: "emit", Usage: "also write events to `SINK`: stderr, stdout, fd:N or file:PATH (repeatable)"},
+	&cli.StringFlag{Name: "source", Value: emit.DefaultSource, Usage: "source name recorded in every event"},
+}
+
+// cloneFlags copies flag definitions for one command's parser: a flag
+// keeps what it parsed, so no two commands, and no definition, share one.
+func cloneFlags(defs []cli.Flag) []cli.Flag {
+	out := make([]cli.Flag, len(defs))
+	for i, f := range defs {
+		v := reflect.ValueOf(f).Elem()
+		c := reflect.New(v.Type())
+		c.Elem().Set(v)
+		out[i] = c.Interface().(cli.Flag)
+	}
+	return out
 }
 
 // journalPath resolves --journal or the default path.

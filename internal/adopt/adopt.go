@@ -22,8 +22,6 @@ var (
 	// before its identity could be confirmed: its pid may already name
 	// another process.
 	ErrVanished = errors.New("it exited while being adopted, before its identity could be confirmed")
-	// ErrNotProcess means the id names a thread, not a process.
-	ErrNotProcess = pidfd.ErrNotProcess
 	// ErrBadPID means a text is not a process id.
 	ErrBadPID = errors.New("not a process id (want a positive decimal number)")
 )
@@ -104,7 +102,7 @@ type Process struct {
 //   - *Error wrapping event.ErrPermission: its identity cannot be read;
 //   - *Error wrapping ErrVanished: it exited during adoption and its pid
 //     may name another process now;
-//   - *Error wrapping ErrNotProcess: the id names a thread;
+//   - *Error wrapping pidfd.ErrNotProcess: the id names a thread;
 //   - *Error wrapping a system error from pidfd_open or poll.
 func Open(pid int, opts Options) (*Process, error) {
 	p, err := open(pid, opts)

@@ -135,8 +135,8 @@ func TestThreadID(t *testing.T) {
 		if tid == os.Getpid() {
 			continue
 		}
-		if _, err := Open(tid, Options{}); !errors.Is(err, ErrNotProcess) {
-			t.Fatalf("Open(thread %d) = %v, want ErrNotProcess", tid, err)
+		if _, err := Open(tid, Options{}); !errors.Is(err, pidfd.ErrNotProcess) {
+			t.Fatalf("Open(thread %d) = %v, want pidfd.ErrNotProcess", tid, err)
 		}
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/lcwrap/lcwrap/internal/emit"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
+	"github.com/lcwrap/lcwrap/internal/pidfd"
 	"github.com/lcwrap/lcwrap/internal/wrapsig"
 )
 
@@ -135,10 +136,10 @@ func TestEndedMeanwhile(t *testing.T) {
 func TestNotDelivered(t *testing.T) {
 	j := filepath.Join(t.TempDir(), "journal.jsonl")
 	record(t, j, "job", event.StateCreated, event.StateStarting, event.StateRunning)
-	h := &handle{onSignal: func(syscall.Signal) error { return wrapsig.ErrPermission }}
+	h := &handle{onSignal: func(syscall.Signal) error { return pidfd.ErrPermission }}
 	_, err := Send(Request{Journal: j, ChildID: "job", Opener: opener(func(int) (wrapsig.Handle, error) { return h, nil })})
 	var se *SignalError
-	if !errors.As(err, &se) || !se.Recorded || se.NoteErr != nil || !errors.Is(err, wrapsig.ErrPermission) {
+	if !errors.As(err, &se) || !se.Recorded || se.NoteErr != nil || !errors.Is(err, pidfd.ErrPermission) {
 		t.Fatalf("%v", err)
 	}
 	b, _ := os.ReadFile(j)

@@ -2,6 +2,7 @@ package event
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -76,28 +77,30 @@ type Profile struct {
 	Why string
 }
 
-var profiles = map[string]Profile{
-	"launched": {
+// profiles are the named profiles. A slice of constants,
+// not a map: package initialisation is on every process's start-up path.
+var profiles = []Profile{
+	{
 		Name: "launched",
 		Set:  Capabilities{History: Known, Heartbeat: Known, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
 		Why:  "lcwrap started the process: it saw every transition, emits heartbeats, can signal the process group it created and reads the exit status from wait.",
 	},
-	"launched-no-heartbeat": {
+	{
 		Name: "launched-no-heartbeat",
 		Set:  Capabilities{History: Known, Heartbeat: Unknown, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
 		Why:  "as launched, but with --heartbeat 0 there is no liveness evidence between transitions.",
 	},
-	"launched-watchdog": {
+	{
 		Name: "launched-watchdog",
 		Set:  Capabilities{History: Known, Heartbeat: Known, Snapshot: Unknown, Cancel: Known, TerminalCause: Known},
 		Why:  "as launched, but the heartbeats are the child's own sd_notify WATCHDOG=1 pings (--watchdog): lcwrap writes none, so a child that falls silent goes stale.",
 	},
-	"adopted-pid-only": {
+	{
 		Name: "adopted-pid-only",
 		Set:  AllUnknown(),
 		Why:  "only process presence is visible: history, state, heartbeat, exit cause and cancel authority are unknown.",
 	},
-	"external": {
+	{
 		Name: "external",
 		Set:  AllUnknown(),
 		Why:  "events relayed by a stateless producer (a hook script): what happened before or between its calls is unknown.",
@@ -107,36 +110,45 @@ var profiles = map[string]Profile{
 // Launched is the profile of a child lcwrap started itself.
 func Launched(heartbeat bool) Profile {
 	if heartbeat {
-		return profiles["launched"]
+		return profile("launched")
 	}
-	return profiles["launched-no-heartbeat"]
+	return profile("launched-no-heartbeat")
 }
 
 // LaunchedWatchdog is the profile of a child lcwrap started whose
 // heartbeats are its own watchdog pings.
-func LaunchedWatchdog() Profile { return profiles["launched-watchdog"] }
+func LaunchedWatchdog() Profile { return profile("launched-watchdog") }
 
 // AdoptedPIDOnly is the profile of a process observed by pid alone.
-func AdoptedPIDOnly() Profile { return profiles["adopted-pid-only"] }
+func AdoptedPIDOnly() Profile { return profile("adopted-pid-only") }
 
 // External is the profile of events relayed by a stateless producer.
-func External() Profile { return profiles["external"] }
+func External() Profile { return profile("external") }
 
 // Lookup finds a profile by name. It returns an error naming the choices
 // when the name is unknown.
 func Lookup(name string) (Profile, error) {
-	p, ok := profiles[name]
-	if !ok {
+	i := slices.IndexFunc(profiles, func(p Profile) bool { return p.Name == name })
+	if i < 0 {
 		return Profile{}, fmt.Errorf("unknown capability profile %q (choose one of %v)", name, ProfileNames())
 	}
-	return p, nil
+	return profiles[i], nil
+}
+
+// profile is the named profile, which exists.
+func profile(name string) Profile {
+	p, err := Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 // ProfileNames lists the profile names, sorted.
 func ProfileNames() []string {
 	names := make([]string, 0, len(profiles))
-	for n := range profiles {
-		names = append(names, n)
+	for _, p := range profiles {
+		names = append(names, p.Name)
 	}
 	sort.Strings(names)
 	return names

@@ -125,11 +125,7 @@ func (d *decoder) typeError(field string) {
 	if d.typeErr != nil {
 		return
 	}
-	rule, ok := typeRules[field]
-	if !ok {
-		rule = "must be a string"
-	}
-	d.typeErr = &FieldError{Field: field, Rule: rule}
+	d.typeErr = &FieldError{Field: field, Rule: typeRule(field)}
 }
 
 func (d *decoder) ws() {

@@ -54,11 +54,7 @@ func oracleDecode(b []byte) (flat, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			rule, ok := typeRules[te.Field]
-			if !ok {
-				rule = "must be a string"
-			}
-			return f, &FieldError{Field: te.Field, Rule: rule}
+			return f, &FieldError{Field: te.Field, Rule: typeRule(te.Field)}
 		}
 		return f, &SyntaxError{Reason: err.Error()}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 var (
@@ -151,12 +153,20 @@ func IdentityOf(t ProcTable, pid int) (Identity, ProcInfo, error) {
 // It is read once per process and remembered: a process's identity does
 // not change, and both the wrapper and its journal ask for it on the
 // start-up path.
-func SelfIdentity() (Identity, error) { return selfIdentity() }
+func SelfIdentity() (Identity, error) {
+	s := self.Get()
+	return s.id, s.err
+}
 
-var selfIdentity = sync.OnceValues(func() (Identity, error) {
-	id, _, err := IdentityOf(System, os.Getpid())
-	return id, err
-})
+var self = lazy.Value[selfRead]{Make: func() (s selfRead) {
+	s.id, _, s.err = IdentityOf(System, os.Getpid())
+	return s
+}}
+
+type selfRead struct {
+	id  Identity
+	err error
+}
 
 var (
 	hostOnce sync.Once

@@ -3,7 +3,8 @@ package event
 import (
 	"errors"
 	"fmt"
-	"sync"
+
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 var (
@@ -16,27 +17,35 @@ var (
 )
 
 // edges is the contract's table of legal transitions: every state a child
-// may move to from each non-terminal state. Terminal states have no entry:
+// may move to from each non-terminal state. Terminal states have none:
 // nothing leaves them. A state never moves to itself, and nothing moves
 // back to created. Producers take a subset of it (a launched child never
 // goes from created to lost, say: see supervise), readers apply all of it.
-var edges = map[State][]State{
-	StateCreated:  {StateStarting, StateCancelled, StateFailed, StateLost},
-	StateStarting: {StateRunning, StateWaiting, StateCancelled, StateFailed, StateLost},
-	StateRunning:  {StateWaiting, StateCompleted, StateFailed, StateCancelled, StateLost},
-	StateWaiting:  {StateRunning, StateCompleted, StateFailed, StateCancelled, StateLost},
+// A switch rather than a map: package initialisation is on every
+// process's start-up path.
+func edges(from State) []State {
+	switch from {
+	case StateCreated:
+		return []State{StateStarting, StateCancelled, StateFailed, StateLost}
+	case StateStarting:
+		return []State{StateRunning, StateWaiting, StateCancelled, StateFailed, StateLost}
+	case StateRunning:
+		return []State{StateWaiting, StateCompleted, StateFailed, StateCancelled, StateLost}
+	case StateWaiting:
+		return []State{StateRunning, StateCompleted, StateFailed, StateCancelled, StateLost}
+	}
+	return nil
 }
 
 // reach[from][to] says whether to can be reached from from through one or
 // more legal edges: what an event after a gap in its sequence space may
 // do, since the events in the gap may hold the steps between. It is
-// built on first use: package initialisation is on every process's
-// start-up path.
-var reach = sync.OnceValue(func() map[State]map[State]bool {
+// built on first use.
+var reach = lazy.Value[map[State]map[State]bool]{Make: func() map[State]map[State]bool {
 	r := map[State]map[State]bool{}
-	for from := range edges {
+	for _, from := range States {
 		seen := map[State]bool{}
-		next := append([]State(nil), edges[from]...)
+		next := edges(from)
 		for len(next) > 0 {
 			s := next[0]
 			next = next[1:]
@@ -44,12 +53,12 @@ var reach = sync.OnceValue(func() map[State]map[State]bool {
 				continue
 			}
 			seen[s] = true
-			next = append(next, edges[s]...)
+			next = append(next, edges(s)...)
 		}
 		r[from] = seen
 	}
 	return r
-})
+}}
 
 // TransitionError is a refused state change. It names both ends; From is
 // "" when the child had no state yet.
@@ -82,7 +91,7 @@ func (e *TransitionError) Unwrap() error {
 // ErrTerminalImmutable when from is terminal; a *TransitionError wrapping
 // ErrIllegalTransition otherwise.
 func Transition(from, to State) error {
-	for _, s := range edges[from] {
+	for _, s := range edges(from) {
 		if s == to {
 			return nil
 		}
@@ -93,7 +102,7 @@ func Transition(from, to State) error {
 // Reachable checks a move across a gap: to must be reachable from from
 // through legal edges. Outcomes are those of Transition.
 func Reachable(from, to State) error {
-	if reach()[from][to] {
+	if reach.Get()[from][to] {
 		return nil
 	}
 	return &TransitionError{From: from, To: to}
@@ -101,4 +110,4 @@ func Reachable(from, to State) error {
 
 // Successors lists the states the contract's table lets s move to (none
 // for a terminal state), in table order. The slice is the caller's.
-func Successors(s State) []State { return append([]State(nil), edges[s]...) }
+func Successors(s State) []State { return edges(s) }

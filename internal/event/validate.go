@@ -50,24 +50,26 @@ func ClassOf(err error) Class {
 
 func fieldErr(field, rule string) error { return &FieldError{Field: field, Rule: rule} }
 
-// typeRules names the JSON type each field must have, for decode errors.
-var typeRules = map[string]string{
-	"schemaVersion":              "must be the integer 1",
-	"sequence":                   "must be a non-negative integer",
-	"journalSequence":            "must be a positive integer",
-	"lineage":                    "must be an object",
-	"lineage.attempt":            "must be a non-negative integer",
-	"lineage.external":           "must be a boolean",
-	"capabilities":               "must be an object",
-	"details":                    "must be an object",
-	"lineage.rootChildId":        "must be a string",
-	"lineage.parentChildId":      "must be a string",
-	"lineage.adoptedAt":          "must be a string",
-	"capabilities.history":       "must be known or unknown",
-	"capabilities.heartbeat":     "must be known or unknown",
-	"capabilities.snapshot":      "must be known or unknown",
-	"capabilities.cancel":        "must be known or unknown",
-	"capabilities.terminalCause": "must be known or unknown",
+// typeRule names the JSON type a field must have, for decode errors
+// (strings when the field is not named here).
+func typeRule(field string) string {
+	switch field {
+	case "schemaVersion":
+		return "must be the integer 1"
+	case "sequence", "lineage.attempt":
+		return "must be a non-negative integer"
+	case "journalSequence":
+		return "must be a positive integer"
+	case "lineage", "capabilities", "details":
+		return "must be an object"
+	case "lineage.external":
+		return "must be a boolean"
+	case "lineage.rootChildId", "lineage.parentChildId", "lineage.adoptedAt":
+		return "must be a string"
+	case "capabilities.history", "capabilities.heartbeat", "capabilities.snapshot", "capabilities.cancel", "capabilities.terminalCause":
+		return "must be known or unknown"
+	}
+	return "must be a string"
 }
 
 // Parse decodes one line (without its newline) and validates it as a
@@ -105,7 +107,7 @@ func (f *flat) finish() (Event, int64, error) {
 	var js int64
 	if f.has&hasJournalSequence != 0 {
 		if f.journalSequence < 1 {
-			return ev, 0, fieldErr("journalSequence", typeRules["journalSequence"])
+			return ev, 0, fieldErr("journalSequence", typeRule("journalSequence"))
 		}
 		js = f.journalSequence
 	}
@@ -140,7 +142,7 @@ func (f *flat) required() error {
 		return fieldErr("observedAt", "is required")
 	}
 	if d := f.details; f.has&hasDetails != 0 && d[0] != '{' && string(d) != "null" {
-		return fieldErr("details", typeRules["details"])
+		return fieldErr("details", typeRule("details"))
 	}
 	return nil
 }

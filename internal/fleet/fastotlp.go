@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 // decodeFast decodes one OTLP-JSON logs request as the file exporter
@@ -159,8 +161,11 @@ func (s *scanner) array(elem func() bool) bool {
 
 // strClass sorts the bytes of a JSON string: plain (0: copied as they
 // are), the closing quote, the escape, a control character (never valid
-// inside a string) and the first byte of a multi-byte UTF-8 sequence.
-var strClass = func() (t [256]byte) {
+// inside a string) and the first byte of a multi-byte UTF-8 sequence. The
+// table is made on first use: package initialisation is on
+// every process's start-up path.
+var strClass = lazy.Value[*[256]byte]{Make: func() *[256]byte {
+	var t [256]byte
 	for c := range 0x20 {
 		t[c] = classCtl
 	}
@@ -168,8 +173,8 @@ var strClass = func() (t [256]byte) {
 	for c := 0x80; c < 0x100; c++ {
 		t[c] = classHigh
 	}
-	return t
-}()
+	return &t
+}}
 
 const (
 	classPlain = iota
@@ -185,10 +190,10 @@ func (s *scanner) str() (raw []byte, esc, ok bool) {
 	if s.peek() != '"' {
 		return nil, false, false
 	}
-	b := s.b
+	b, cls := s.b, strClass.Get()
 	start := s.i + 1
 	for i := start; i < len(b); {
-		switch strClass[b[i]] {
+		switch cls[b[i]] {
 		case classPlain, classHigh:
 			i++
 		case classQuote:
@@ -237,11 +242,11 @@ func (s *scanner) text() ([]byte, bool) {
 	if s.peek() != '"' {
 		return nil, false
 	}
-	b := s.b
+	b, cls := s.b, strClass.Get()
 	start := s.i + 1
 	i := start
 	for i < len(b) {
-		switch strClass[b[i]] {
+		switch cls[b[i]] {
 		case classPlain:
 			i++
 			continue
@@ -266,15 +271,15 @@ func (s *scanner) text() ([]byte, bool) {
 // unescape goes on with a string that starts at start and has its first
 // escape at i, writing its text to the arena.
 func (s *scanner) unescape(start, i int) ([]byte, bool) {
-	b := s.b
+	b, cls := s.b, strClass.Get()
 	out := append(s.arena, b[start:i]...)
 	mark := len(s.arena)
 	for i < len(b) {
 		c := b[i]
-		switch strClass[c] {
+		switch cls[c] {
 		case classPlain:
 			j := i + 1
-			for j < len(b) && strClass[b[j]] == classPlain {
+			for j < len(b) && cls[b[j]] == classPlain {
 				j++
 			}
 			out = append(out, b[i:j]...)

@@ -10,7 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 // ErrNoOutput means PATH names no gateway output: no such file or
@@ -23,9 +24,9 @@ var ErrNoOutput = errors.New("no gateway output")
 // optional: older releases (lumberjack) wrote <name>-<time><ext>.
 // It is compiled at first use, not at start-up: every lcwrap process links
 // this package (a hook call too), and few read a gateway's output.
-var backupName = sync.OnceValue(func() *regexp.Regexp {
+var backupName = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`^(.+)-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3})(?:-([A-Za-z0-9]+)(?:_(\d+))?)?(\.[^.-]*)?$`)
-})
+}}
 
 // fileKey identifies a file whatever its name: rotation renames the live
 // file, and the reader goes on with it by this key.
@@ -132,7 +133,7 @@ func (s *source) list() ([]*listed, error) {
 		if l.key == (fileKey{}) {
 			l.key.ino = fingerprint([]byte(p)) // no inode: known by name
 		}
-		if m := backupName().FindStringSubmatch(l.name); m != nil {
+		if m := backupName.Get().FindStringSubmatch(l.name); m != nil {
 			l.sealed, l.stamp = true, m[2]
 			l.uniq, _ = strconv.Atoi(m[4])
 		}

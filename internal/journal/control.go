@@ -3,10 +3,10 @@ package journal
 import (
 	"encoding/hex"
 	"encoding/json"
-	"sync"
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 // ControlSource is the source of the journal's own records: schema-v1
@@ -83,7 +83,7 @@ func controlLine(d controlDetails) []byte {
 		SchemaVersion: event.SchemaVersion,
 		EventID:       "journal-" + hex.EncodeToString(raw[:]),
 		Source:        ControlSource,
-		SourceEpoch:   controlEpoch(),
+		SourceEpoch:   controlEpoch.Get(),
 		ChildID:       controlChild,
 		Lineage:       event.Lineage{RootChildID: controlChild},
 		Kind:          event.KindDiagnostic,
@@ -95,10 +95,11 @@ func controlLine(d controlDetails) []byte {
 	return b
 }
 
-// controlEpoch is this process's sourceEpoch for control records (made
-// on first use: random bytes at init would cost every process).
-var controlEpoch = sync.OnceValue(func() string {
+// controlEpoch is this process's sourceEpoch for control records, made
+// on first use: package initialisation is on every process's start-up
+// path.
+var controlEpoch = lazy.Value[string]{Make: func() string {
 	var raw [8]byte
 	random(raw[:])
 	return hex.EncodeToString(raw[:])
-})
+}}

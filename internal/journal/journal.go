@@ -158,7 +158,7 @@ type Journal struct {
 
 var (
 	registryMu sync.Mutex
-	registry   = map[string]*Journal{}
+	registry   map[string]*Journal // made by the first Open
 )
 
 // Open returns the writer for path, creating the directory (0700) and the
@@ -207,6 +207,9 @@ func Open(path string, opts Options) (*Journal, error) {
 	}
 	j.reset()
 	j.lock.onForeign = j.markForeign
+	if registry == nil {
+		registry = map[string]*Journal{}
+	}
 	registry[abs] = j
 	return j, nil
 }

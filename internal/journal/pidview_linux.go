@@ -7,9 +7,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
+	"github.com/lcwrap/lcwrap/internal/lazy"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,7 +18,9 @@ import (
 const initPIDNamespace = "pid:[4026531836]"
 
 // procView is what this process's /proc can prove about pids, read once.
-var procView = sync.OnceValue(func() pidView {
+func procView() pidView { return ownView.Get() }
+
+var ownView = lazy.Value[pidView]{Make: func() pidView {
 	_, ns := selfIdentity()
 	b, _ := readProc("/proc/self/status", make([]byte, 0, 2048))
 	hidden := false
@@ -26,7 +28,7 @@ var procView = sync.OnceValue(func() pidView {
 		hidden = true // hidepid: other users' processes are not listed
 	}
 	return newPIDView(ns, len(nsPIDs(b)), hidden)
-})
+}}
 
 // newPIDView judges a view: ns is this process's PID namespace, levels
 // the number of pids /proc gives it (NSpid: one per namespace from the

@@ -24,8 +24,10 @@ type Socket struct {
 }
 
 // oobSize holds the sender's credentials and the most descriptors one
-// message can carry (SCM_MAX_FD), so the kernel never drops any.
-var oobSize = unix.CmsgSpace(unix.SizeofUcred) + unix.CmsgSpace(253*4)
+// message can carry (SCM_MAX_FD), so the kernel never drops any. A
+// function, not a variable: package initialisation is on every process's
+// start-up path.
+func oobSize() int { return unix.CmsgSpace(unix.SizeofUcred) + unix.CmsgSpace(253*4) }
 
 // Open makes the socket in a new 0700 directory. Outcomes: the Socket; or
 // the error that kept it from being made (nothing is left behind).
@@ -95,7 +97,7 @@ func (n *Socket) Close() {
 func (n *Socket) read(root int, out chan<- Msg) {
 	defer close(out)
 	buf := make([]byte, 2*MaxSize)
-	oob := make([]byte, oobSize)
+	oob := make([]byte, oobSize())
 	for {
 		var m Msg
 		var rerr error

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 // Result says what Apply did with one event.
@@ -169,7 +170,9 @@ func (u *unsequenced) admit(id, h uint64) admission {
 	return admitNext
 }
 
-var seed = maphash.MakeSeed()
+// seed is this process's hash seed, made on first use: package
+// initialisation is on every process's start-up path.
+var seed = lazy.Value[maphash.Seed]{Make: maphash.MakeSeed}
 
 // journalSuffix is how a journal line ends: the journal's own field after
 // the event's, then up to 20 digits and the closing brace.
@@ -185,12 +188,12 @@ func recordHash(raw []byte) uint64 {
 	tail := raw[max(0, len(raw)-maxSuffix):]
 	if i := bytes.LastIndex(tail, journalSuffix); i >= 0 && digitsThenBrace(tail[i+len(journalSuffix):]) {
 		var h maphash.Hash
-		h.SetSeed(seed)
+		h.SetSeed(seed.Get())
 		h.Write(raw[:len(raw)-len(tail)+i])
 		h.WriteByte('}')
 		return h.Sum64()
 	}
-	return maphash.Bytes(seed, raw)
+	return maphash.Bytes(seed.Get(), raw)
 }
 
 func digitsThenBrace(b []byte) bool {
@@ -246,7 +249,7 @@ func (c *child) apply(ev *event.Event, h uint64) Outcome {
 		if c.unseq == nil {
 			c.unseq = &unsequenced{ids: map[uint64]uint64{}}
 		}
-		adm = c.unseq.admit(maphash.String(seed, ev.EventID), h)
+		adm = c.unseq.admit(maphash.String(seed.Get(), ev.EventID), h)
 	}
 	out := Outcome{Result: Applied}
 	switch adm {

@@ -202,8 +202,6 @@ func (p *Projection) Report(now time.Time, all bool) Report {
 	return r
 }
 
-var ranks = map[event.State]int{event.StateRunning: 0, event.StateWaiting: 1, event.StateStarting: 2, event.StateCreated: 3}
-
 func rank(v *ChildView) int {
 	switch {
 	case v.State == nil:
@@ -211,7 +209,15 @@ func rank(v *ChildView) int {
 	case v.State.Terminal():
 		return 5
 	}
-	return ranks[*v.State]
+	switch *v.State {
+	case event.StateRunning:
+		return 0
+	case event.StateWaiting:
+		return 1
+	case event.StateStarting:
+		return 2
+	}
+	return 3 // created
 }
 
 func stamp(ms int64) string {

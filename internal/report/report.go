@@ -57,11 +57,33 @@ type Summary struct {
 	Unmatched  []string       // --child ids no child has
 }
 
-// stateFill is each displayed state's colour in the report.
-var stateFill = map[string]string{
-	"created": "#6b8fd6", "starting": "#3f6fd1", "running": "#2e9d4a", "waiting": "#f0b400",
-	"observed": "#2aa7b8", "unknown": "#a0a0a0", "completed": "#8c8c8c", "failed": "#d43c3c",
-	"cancelled": "#a94fc1", "lost": "#6e2a2a",
+// stateFill is each displayed state's colour in the report ("" for
+// another word). A switch rather than a map: package initialisation is
+// on every process's start-up path.
+func stateFill(state string) string {
+	switch state {
+	case "created":
+		return "#6b8fd6"
+	case "starting":
+		return "#3f6fd1"
+	case "running":
+		return "#2e9d4a"
+	case "waiting":
+		return "#f0b400"
+	case "observed":
+		return "#2aa7b8"
+	case "unknown":
+		return "#a0a0a0"
+	case "completed":
+		return "#8c8c8c"
+	case "failed":
+		return "#d43c3c"
+	case "cancelled":
+		return "#a94fc1"
+	case "lost":
+		return "#6e2a2a"
+	}
+	return ""
 }
 
 // Write writes the self-contained HTML report of m (already Synced
@@ -154,7 +176,7 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 	}
 	b.WriteString("<div class=legend>")
 	for _, st := range view.States {
-		fmt.Fprintf(b, "<span><i style=\"background:%s\"></i>%s %s <b>%d</b></span>", stateFill[st], view.Symbol(st), st, tally[st])
+		fmt.Fprintf(b, "<span><i style=\"background:%s\"></i>%s %s <b>%d</b></span>", stateFill(st), view.Symbol(st), st, tally[st])
 	}
 	b.WriteString("<span><i class=stale></i>stale</span></div>\n")
 	if len(sum.Aggregated) > 0 {
@@ -201,7 +223,7 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 			}
 			x0, x1 := x(s.from), x(s.to)
 			fmt.Fprintf(b, "<rect x=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\"><title>%s%s %s → %s%s</title></rect>",
-				x0, max(x1-x0, 1.5), stateFill[s.state], esc(s.state), esc(s.why()), esc(stampMs(s.from)), esc(stampMs(s.to)), esc(s.evidence()))
+				x0, max(x1-x0, 1.5), stateFill(s.state), esc(s.state), esc(s.why()), esc(stampMs(s.from)), esc(stampMs(s.to)), esc(s.evidence()))
 		}
 		for _, s := range staleSpans(r.Node, hostMs, o.Fleet) {
 			s.From, s.To = s.From+d, s.To+d
@@ -232,7 +254,7 @@ func Write(w io.Writer, m *view.Model, o Options) (Summary, error) {
 			fmt.Fprintf(b, "<td class=host>%s</td>", esc(c[view.ColHost].Text))
 		}
 		fmt.Fprintf(b, "<td class=id>%s<a href=\"#c%d\">%s</a></td>", esc(r.Prefix), i, esc(c[view.ColChild].Text))
-		fmt.Fprintf(b, "<td><span class=st style=\"color:%s\">%s</span></td>", stateFill[v.Display], esc(c[view.ColState].Text))
+		fmt.Fprintf(b, "<td><span class=st style=\"color:%s\">%s</span></td>", stateFill(v.Display), esc(c[view.ColState].Text))
 		for col := view.ColUnknown; col < view.NumCols; col++ {
 			fmt.Fprintf(b, "<td>%s</td>", esc(termtext.Cut(c[col].Text, 200)))
 		}

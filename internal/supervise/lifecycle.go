@@ -12,19 +12,28 @@ import (
 // edges lcwrap itself takes for a child it launched. The empty state is
 // "no event yet". It never writes created → cancelled or lost (a child
 // that never started failed to start) nor starting → waiting (waiting
-// comes only from a running child's LCWRAP_STATE).
-var launchedEdges = map[event.State][]event.State{
-	"":                  {event.StateCreated},
-	event.StateCreated:  {event.StateStarting, event.StateFailed},
-	event.StateStarting: {event.StateRunning, event.StateFailed, event.StateCancelled, event.StateLost},
-	event.StateRunning:  {event.StateWaiting, event.StateCompleted, event.StateFailed, event.StateCancelled, event.StateLost},
-	event.StateWaiting:  {event.StateRunning, event.StateCompleted, event.StateFailed, event.StateCancelled, event.StateLost},
+// comes only from a running child's LCWRAP_STATE). A switch rather than
+// a map: package initialisation is on every process's start-up path.
+func launchedEdges(from event.State) []event.State {
+	switch from {
+	case "":
+		return []event.State{event.StateCreated}
+	case event.StateCreated:
+		return []event.State{event.StateStarting, event.StateFailed}
+	case event.StateStarting:
+		return []event.State{event.StateRunning, event.StateFailed, event.StateCancelled, event.StateLost}
+	case event.StateRunning:
+		return []event.State{event.StateWaiting, event.StateCompleted, event.StateFailed, event.StateCancelled, event.StateLost}
+	case event.StateWaiting:
+		return []event.State{event.StateRunning, event.StateCompleted, event.StateFailed, event.StateCancelled, event.StateLost}
+	}
+	return nil
 }
 
 // transition checks one edge lcwrap is about to write: outcomes nil, or a
 // *event.TransitionError (a bug in the caller; no event is written).
 func transition(from, to event.State) error {
-	if !slices.Contains(launchedEdges[from], to) {
+	if !slices.Contains(launchedEdges(from), to) {
 		return &event.TransitionError{From: from, To: to}
 	}
 	return nil

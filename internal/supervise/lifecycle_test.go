@@ -18,7 +18,7 @@ func TestLaunchedEdgesNarrowTheContract(t *testing.T) {
 		{event.StateCreated, event.StateLost}:      true,
 		{event.StateStarting, event.StateWaiting}:  true,
 	}
-	if got := launchedEdges[""]; !slices.Equal(got, []event.State{event.StateCreated}) {
+	if got := launchedEdges(""); !slices.Equal(got, []event.State{event.StateCreated}) {
 		t.Fatalf("first event: %v, want created only", got)
 	}
 	for _, from := range event.States {

@@ -17,7 +17,6 @@ import (
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/notify"
 	"github.com/lcwrap/lcwrap/internal/redact"
-	"github.com/lcwrap/lcwrap/internal/stream"
 )
 
 // Defaults of the command line.
@@ -54,9 +53,6 @@ var (
 	ErrNegative = errors.New("supervise: durations must not be negative")
 	// ErrSubreaper means Config.Subreaper could not be honoured.
 	ErrSubreaper = errors.New("supervise: cannot become a child subreaper")
-	// ErrStreamClosed is returned for event lines written to a closed
-	// Stream.
-	ErrStreamClosed = stream.ErrClosed
 	// ErrNeedsNotify means ReadyNotify, ReadyTimeout or Watchdog was set
 	// without Notify, or ReadyTimeout without ReadyNotify.
 	ErrNeedsNotify = errors.New("supervise: the readiness and watchdog settings need the notify socket")

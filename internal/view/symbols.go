@@ -22,17 +22,33 @@ const (
 	sgrBold    = "\x1b[1m"
 )
 
-var looks = map[string]look{
-	"created":   {"○", sgrBlue},
-	"starting":  {"◐", sgrBlue},
-	"running":   {"●", sgrGreen},
-	"waiting":   {"◆", sgrWaiting},
-	"observed":  {"◎", sgrCyan},
-	"completed": {"■", sgrDim},
-	"failed":    {"✕", sgrRed},
-	"cancelled": {"⊘", sgrMagenta},
-	"lost":      {"◌", sgrRed},
-	"unknown":   {"?", sgrDim},
+// lookOf is each displayed state's look; false for another word. A
+// switch rather than a map: package initialisation is on every process's
+// start-up path.
+func lookOf(display string) (look, bool) {
+	switch display {
+	case "created":
+		return look{"○", sgrBlue}, true
+	case "starting":
+		return look{"◐", sgrBlue}, true
+	case "running":
+		return look{"●", sgrGreen}, true
+	case "waiting":
+		return look{"◆", sgrWaiting}, true
+	case "observed":
+		return look{"◎", sgrCyan}, true
+	case "completed":
+		return look{"■", sgrDim}, true
+	case "failed":
+		return look{"✕", sgrRed}, true
+	case "cancelled":
+		return look{"⊘", sgrMagenta}, true
+	case "lost":
+		return look{"◌", sgrRed}, true
+	case "unknown":
+		return look{"?", sgrDim}, true
+	}
+	return look{}, false
 }
 
 // States lists the displayed states in the order a legend shows them.
@@ -40,11 +56,14 @@ var States = []string{"running", "waiting", "starting", "created", "observed", "
 
 // Symbol returns the symbol of a displayed state (ChildView.Display).
 func Symbol(display string) string {
-	if l, ok := looks[display]; ok {
+	if l, ok := lookOf(display); ok {
 		return l.symbol
 	}
 	return "?"
 }
 
 // Color returns the ANSI colour of a displayed state, "" for none.
-func Color(display string) string { return looks[display].color }
+func Color(display string) string {
+	l, _ := lookOf(display)
+	return l.color
+}

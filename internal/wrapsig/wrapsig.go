@@ -6,7 +6,6 @@ import (
 	"syscall"
 
 	"github.com/lcwrap/lcwrap/internal/event"
-	"github.com/lcwrap/lcwrap/internal/pidfd"
 )
 
 var (
@@ -18,8 +17,6 @@ var (
 	// ErrUnverified means the identity cannot be checked from here (the
 	// process table says unknown).
 	ErrUnverified = errors.New("the process cannot be verified")
-	// ErrPermission means the kernel does not let the caller signal it.
-	ErrPermission = pidfd.ErrPermission
 )
 
 // Opener opens handles through which signals reach exactly one process.
@@ -34,7 +31,7 @@ type Opener interface {
 // Handle names one process for as long as it is open.
 type Handle interface {
 	// Signal sends sig (0 only checks permission). Outcomes: nil; an
-	// error wrapping ErrGone (the process has exited) or ErrPermission;
+	// error wrapping ErrGone (the process has exited) or pidfd.ErrPermission;
 	// another system error.
 	Signal(sig syscall.Signal) error
 	Close() error
@@ -52,7 +49,7 @@ type Target struct {
 //
 // Outcomes: the Target and nil; errors wrapping ErrGone (the pid is free,
 // or names another process, or an exited one), ErrUnverified (the table
-// cannot tell), ErrPermission, ErrUnsupported, or a system error. On any
+// cannot tell), pidfd.ErrPermission, ErrUnsupported, or a system error. On any
 // error the handle is closed and no signal was sent.
 func Open(o Opener, t event.ProcTable, id event.Identity) (*Target, error) {
 	h, err := o.Open(id.PID)

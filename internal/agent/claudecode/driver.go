@@ -136,7 +136,7 @@ func (d Driver) Prepare(ctx context.Context, l agent.Launch) (agent.Run, error) 
 			added.AddedArgs, added.AddedAt = []string{"--settings", js}, 1 // right after the command's name
 		}
 		c.Env = append(c.Env, EnvHookURL+"="+url, EnvHookToken+"="+tok)
-		added.Evidence = append(added.Evidence, fmt.Sprintf("hooks: HTTP to %s for %d events (token in $%s), a command hook (%s hook claude-code --relay) for SessionStart", url, len(Events)-len(commandOnly), EnvHookToken, d.Exe))
+		added.Evidence = append(added.Evidence, fmt.Sprintf("hooks: HTTP to %s for %d events (token in $%s), a command hook (%s hook claude-code --relay) for SessionStart", url, len(Events)-len(commandOnly.Get()), EnvHookToken, d.Exe))
 	}
 	if r.stream != nil {
 		added.Evidence = append(added.Evidence, "stream-json: its output, read as it passes through, unchanged")

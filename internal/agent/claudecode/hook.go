@@ -7,6 +7,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 // Source is the source name of every event this package's evidence
@@ -48,23 +49,25 @@ type payload struct {
 
 // ignored are hook events lcwrap knows and deliberately records nothing
 // for: they say nothing about the lifecycle.
-var ignored = map[string]string{
-	"Setup":               "set-up hook",
-	"ConfigChange":        "configuration change",
-	"InstructionsLoaded":  "instructions loaded",
-	"WorktreeCreate":      "worktree bookkeeping",
-	"WorktreeRemove":      "worktree bookkeeping",
-	"CwdChanged":          "working directory change",
-	"FileChanged":         "file change notice",
-	"TaskCreated":         "task list bookkeeping",
-	"TaskCompleted":       "task list bookkeeping",
-	"TeammateIdle":        "agent-team bookkeeping",
-	"Elicitation":         "MCP elicitation",
-	"ElicitationResult":   "MCP elicitation",
-	"PermissionDenied":    "permission bookkeeping",
-	"PostCompact":         "compaction bookkeeping",
-	"UserPromptExpansion": "prompt expansion",
-}
+var ignored = lazy.Value[map[string]string]{Make: func() map[string]string {
+	return map[string]string{
+		"Setup":               "set-up hook",
+		"ConfigChange":        "configuration change",
+		"InstructionsLoaded":  "instructions loaded",
+		"WorktreeCreate":      "worktree bookkeeping",
+		"WorktreeRemove":      "worktree bookkeeping",
+		"CwdChanged":          "working directory change",
+		"FileChanged":         "file change notice",
+		"TaskCreated":         "task list bookkeeping",
+		"TaskCompleted":       "task list bookkeeping",
+		"TeammateIdle":        "agent-team bookkeeping",
+		"Elicitation":         "MCP elicitation",
+		"ElicitationResult":   "MCP elicitation",
+		"PermissionDenied":    "permission bookkeeping",
+		"PostCompact":         "compaction bookkeeping",
+		"UserPromptExpansion": "prompt expansion",
+	}
+}}
 
 // Normalize maps one hook payload (the JSON Claude Code passes a hook) to
 // an Outcome. It never fails: a payload it cannot read, or a hook event
@@ -145,7 +148,7 @@ func normalizePayload(p *payload) agent.Outcome {
 	case "PreCompact":
 		o.Kind, o.Summary = agent.Note, "compacting the conversation"+paren(cut(p.Trigger, 20))
 	default:
-		if reason, ok := ignored[p.Event]; ok {
+		if reason, ok := ignored.Get()[p.Event]; ok {
 			return agent.Ignore(p.SessionID, reason)
 		}
 		return agent.Unrecognize(p.SessionID, p.Event)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/lcwrap/lcwrap/internal/lazy"
 )
 
 // Environment of a run lcwrap launched with its hooks: where the command
@@ -29,13 +31,17 @@ var Events = []string{
 // commandOnly are events whose HTTP hooks Claude Code does not run (seen
 // with 2.1.332: an http SessionStart hook never fires); a command hook
 // relays them.
-var commandOnly = map[string]bool{"SessionStart": true}
+var commandOnly = lazy.Value[map[string]bool]{Make: func() map[string]bool {
+	return map[string]bool{"SessionStart": true}
+}}
 
 // offPath are the events a user-installed hook may run for in the
 // background (async): frequent ones whose order against their neighbours
 // is not what the lifecycle rests on. The others stay synchronous, so
 // that a session's start, waits, turn ends and end are recorded in order.
-var offPath = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true, "PreCompact": true}
+var offPath = lazy.Value[map[string]bool]{Make: func() map[string]bool {
+	return map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true, "PreCompact": true}
+}}
 
 type hook struct {
 	Type           string            `json:"type"`
@@ -68,7 +74,7 @@ func InjectedSettings(url, exe string) string {
 	s := settings{Hooks: map[string][]matcher{}}
 	for _, ev := range Events {
 		h := hook{Type: "http", URL: url, Headers: map[string]string{"X-Lcwrap-Token": "$" + EnvHookToken}, AllowedEnvVars: []string{EnvHookToken}, Timeout: 5}
-		if commandOnly[ev] {
+		if commandOnly.Get()[ev] {
 			h = hook{Type: "command", Command: shellQuote(exe) + " hook claude-code --relay", Timeout: 5}
 		}
 		s.Hooks[ev] = []matcher{{Hooks: []hook{h}}}
@@ -83,19 +89,21 @@ func InjectedSettings(url, exe string) string {
 func UserSettings(exe string) string {
 	s := settings{Hooks: map[string][]matcher{}}
 	for _, ev := range Events {
-		s.Hooks[ev] = []matcher{{Hooks: []hook{{Type: "command", Command: shellQuote(exe) + " hook claude-code", Timeout: 10, Async: offPath[ev]}}}}
+		s.Hooks[ev] = []matcher{{Hooks: []hook{{Type: "command", Command: shellQuote(exe) + " hook claude-code", Timeout: 10, Async: offPath.Get()[ev]}}}}
 	}
 	b, _ := json.MarshalIndent(s, "", "  ")
 	return string(b) + "\n"
 }
 
 // subcommands of claude that start no session: no hooks for them.
-var subcommands = map[string]bool{
-	"agents": true, "attach": true, "auth": true, "auto-mode": true, "doctor": true, "gateway": true,
-	"import": true, "install": true, "logs": true, "mcp": true, "plugin": true, "plugins": true,
-	"purge": true, "respawn": true, "rm": true, "setup-token": true, "stop": true, "kill": true,
-	"ultrareview": true, "update": true, "upgrade": true, "config": true, "migrate-installer": true,
-}
+var subcommands = lazy.Value[map[string]bool]{Make: func() map[string]bool {
+	return map[string]bool{
+		"agents": true, "attach": true, "auth": true, "auto-mode": true, "doctor": true, "gateway": true,
+		"import": true, "install": true, "logs": true, "mcp": true, "plugin": true, "plugins": true,
+		"purge": true, "respawn": true, "rm": true, "setup-token": true, "stop": true, "kill": true,
+		"ultrareview": true, "update": true, "upgrade": true, "config": true, "migrate-installer": true,
+	}
+}}
 
 // Args is what lcwrap needs to know about a claude command line.
 type Args struct {
@@ -111,7 +119,7 @@ type Args struct {
 // Inspect reads a claude command line (without argv[0]).
 func Inspect(args []string) Args {
 	var a Args
-	if len(args) > 0 && subcommands[args[0]] {
+	if len(args) > 0 && subcommands.Get()[args[0]] {
 		a.Subcommand = args[0]
 	}
 	for i := 0; i < len(args); i++ {
@@ -145,20 +153,24 @@ func Inspect(args []string) Args {
 // 1 for one value (or an optional one, which takes the next argument
 // that is not an option), -1 for a list (every argument up to the next
 // option). promptFlags hold prompt text.
-var valueFlags = map[string]int{
-	"--add-dir": -1, "--agent": 1, "--agents": 1, "--allowedTools": -1, "--allowed-tools": -1,
-	"--append-system-prompt": 1, "--autocompact": 1, "--betas": -1, "--cloud": 1, "-d": 1, "--debug": 1,
-	"--debug-file": 1, "--disallowedTools": -1, "--disallowed-tools": -1, "--effort": 1, "--environment": 1,
-	"--fallback-model": 1, "--file": -1, "--from-pr": 1, "--input-format": 1, "--json-schema": 1,
-	"--max-budget-usd": 1, "--mcp-config": -1, "--model": 1, "-n": 1, "--name": 1, "--output-format": 1,
-	"--permission-mode": 1, "--permission-prompts": 1, "--plugin-dir": 1, "--plugin-url": 1,
-	"--prompt-suggestions": 1, "--remote-control": 1, "--remote-control-session-name-prefix": 1,
-	"-r": 1, "--resume": 1, "--session-id": 1, "--setting-sources": 1, "--settings": 1,
-	"--system-prompt": 1, "--system-prompt-snapshot": 1, "--teleport": 1, "--tools": -1, "-w": 1, "--worktree": 1,
-	"--system-prompt-file": 1, "--append-system-prompt-file": 1,
-}
+var valueFlags = lazy.Value[map[string]int]{Make: func() map[string]int {
+	return map[string]int{
+		"--add-dir": -1, "--agent": 1, "--agents": 1, "--allowedTools": -1, "--allowed-tools": -1,
+		"--append-system-prompt": 1, "--autocompact": 1, "--betas": -1, "--cloud": 1, "-d": 1, "--debug": 1,
+		"--debug-file": 1, "--disallowedTools": -1, "--disallowed-tools": -1, "--effort": 1, "--environment": 1,
+		"--fallback-model": 1, "--file": -1, "--from-pr": 1, "--input-format": 1, "--json-schema": 1,
+		"--max-budget-usd": 1, "--mcp-config": -1, "--model": 1, "-n": 1, "--name": 1, "--output-format": 1,
+		"--permission-mode": 1, "--permission-prompts": 1, "--plugin-dir": 1, "--plugin-url": 1,
+		"--prompt-suggestions": 1, "--remote-control": 1, "--remote-control-session-name-prefix": 1,
+		"-r": 1, "--resume": 1, "--session-id": 1, "--setting-sources": 1, "--settings": 1,
+		"--system-prompt": 1, "--system-prompt-snapshot": 1, "--teleport": 1, "--tools": -1, "-w": 1, "--worktree": 1,
+		"--system-prompt-file": 1, "--append-system-prompt-file": 1,
+	}
+}}
 
-var promptFlags = map[string]bool{"--append-system-prompt": true, "--system-prompt": true}
+var promptFlags = lazy.Value[map[string]bool]{Make: func() map[string]bool {
+	return map[string]bool{"--append-system-prompt": true, "--system-prompt": true}
+}}
 
 // PromptElided is what stands for prompt text in a recorded command line.
 const PromptElided = "[prompt]"
@@ -168,7 +180,7 @@ const PromptElided = "[prompt]"
 // replaced by PromptElided, everything else is kept in place.
 func RecordedArgv(argv []string) []string {
 	out := slices.Clone(argv)
-	if len(out) < 2 || subcommands[out[1]] {
+	if len(out) < 2 || subcommands.Get()[out[1]] {
 		return out
 	}
 	list := false
@@ -184,16 +196,16 @@ func RecordedArgv(argv []string) []string {
 			name, _, inline := strings.Cut(a, "=")
 			list = false
 			if inline {
-				if promptFlags[name] {
+				if promptFlags.Get()[name] {
 					out[i] = name + "=" + PromptElided
 				}
 				continue
 			}
-			switch valueFlags[name] {
+			switch valueFlags.Get()[name] {
 			case 1:
 				if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
 					i++
-					if promptFlags[name] {
+					if promptFlags.Get()[name] {
 						out[i] = PromptElided
 					}
 				}

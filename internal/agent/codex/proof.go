@@ -4,9 +4,9 @@ import (
 	"errors"
 	"path/filepath"
 	"regexp"
-	"sync"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
+	"github.com/lcwrap/lcwrap/internal/lazy"
 
 	"github.com/lcwrap/lcwrap/internal/event"
 )
@@ -64,22 +64,22 @@ var (
 // id (a UUID) at their end.
 // (Both compile on first use: at package init they would cost every
 // lcwrap process start-up time.)
-var rolloutName = sync.OnceValue(func() *regexp.Regexp {
+var rolloutName = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`^rollout-.*-([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
-})
+}}
 
 // rolloutDir matches the sessions/YYYY/MM/DD directory a rollout lives in.
-var rolloutDir = sync.OnceValue(func() *regexp.Regexp {
+var rolloutDir = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`/sessions/[0-9]{4}/[0-9]{2}/[0-9]{2}$`)
-})
+}}
 
 // threadOf returns the thread id in a rollout path, or "" when the path is
 // not one of codex's rollout files.
 func threadOf(path string) string {
-	if !rolloutDir().MatchString(filepath.Dir(path)) {
+	if !rolloutDir.Get().MatchString(filepath.Dir(path)) {
 		return ""
 	}
-	m := rolloutName().FindStringSubmatch(filepath.Base(path))
+	m := rolloutName.Get().FindStringSubmatch(filepath.Base(path))
 	if m == nil {
 		return ""
 	}

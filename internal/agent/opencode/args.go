@@ -1,6 +1,10 @@
 package opencode
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/lcwrap/lcwrap/internal/lazy"
+)
 
 // Args is what lcwrap needs to know of an opencode command line.
 type Args struct {
@@ -16,11 +20,13 @@ type Args struct {
 }
 
 // commands are opencode 1.18.33's subcommands.
-var commands = map[string]bool{
-	"completion": true, "acp": true, "mcp": true, "attach": true, "run": true, "debug": true, "providers": true, "auth": true,
-	"agent": true, "upgrade": true, "uninstall": true, "serve": true, "web": true, "models": true, "stats": true,
-	"export": true, "import": true, "github": true, "pr": true, "session": true, "plugin": true, "plug": true, "db": true,
-}
+var commands = lazy.Value[map[string]bool]{Make: func() map[string]bool {
+	return map[string]bool{
+		"completion": true, "acp": true, "mcp": true, "attach": true, "run": true, "debug": true, "providers": true, "auth": true,
+		"agent": true, "upgrade": true, "uninstall": true, "serve": true, "web": true, "models": true, "stats": true,
+		"export": true, "import": true, "github": true, "pr": true, "session": true, "plugin": true, "plug": true, "db": true,
+	}
+}}
 
 // valueFlag reports whether a is one of opencode 1.18.33's options that
 // take a value as the next argument.
@@ -44,7 +50,7 @@ func Inspect(args []string) Args {
 			break
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
-			if !positional && r.Subcommand == "" && commands[a] {
+			if !positional && r.Subcommand == "" && commands.Get()[a] {
 				r.Subcommand = a
 			}
 			positional = true

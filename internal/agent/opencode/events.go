@@ -9,6 +9,7 @@ import (
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/event"
+	"github.com/lcwrap/lcwrap/internal/lazy"
 	"github.com/lcwrap/lcwrap/internal/termtext"
 )
 
@@ -64,28 +65,30 @@ type busEvent struct {
 }
 
 // ignored are the event types lcwrap reads past on purpose, with why.
-var ignored = map[string]string{
-	"server.connected":       "server.connected",
-	"server.heartbeat":       "server.heartbeat (the server's, not a session's)",
-	"session.updated":        "session.updated (title, summary)",
-	"session.diff":           "session.diff (file changes)",
-	"message.part.delta":     "message.part.delta (streamed text)",
-	"plugin.added":           "plugin.added",
-	"catalog.updated":        "catalog.updated",
-	"reference.updated":      "reference.updated",
-	"integration.updated":    "integration.updated",
-	"file.edited":            "file.edited",
-	"file.watcher.updated":   "file.watcher.updated",
-	"lsp.updated":            "lsp.updated",
-	"lsp.client.diagnostics": "lsp.client.diagnostics",
-	"todo.updated":           "todo.updated",
-	"installation.updated":   "installation.updated",
-	"message.removed":        "message.removed",
-	"message.part.removed":   "message.part.removed",
-	"session.compacted":      "session.compacted",
-	"command.executed":       "command.executed",
-	"tui.toast.show":         "tui.toast.show",
-}
+var ignored = lazy.Value[map[string]string]{Make: func() map[string]string {
+	return map[string]string{
+		"server.connected":       "server.connected",
+		"server.heartbeat":       "server.heartbeat (the server's, not a session's)",
+		"session.updated":        "session.updated (title, summary)",
+		"session.diff":           "session.diff (file changes)",
+		"message.part.delta":     "message.part.delta (streamed text)",
+		"plugin.added":           "plugin.added",
+		"catalog.updated":        "catalog.updated",
+		"reference.updated":      "reference.updated",
+		"integration.updated":    "integration.updated",
+		"file.edited":            "file.edited",
+		"file.watcher.updated":   "file.watcher.updated",
+		"lsp.updated":            "lsp.updated",
+		"lsp.client.diagnostics": "lsp.client.diagnostics",
+		"todo.updated":           "todo.updated",
+		"installation.updated":   "installation.updated",
+		"message.removed":        "message.removed",
+		"message.part.removed":   "message.part.removed",
+		"session.compacted":      "session.compacted",
+		"command.executed":       "command.executed",
+		"tui.toast.show":         "tui.toast.show",
+	}
+}}
 
 // Mapper maps opencode's /event payloads, one at a time and in order,
 // into observations: a session per top-level opencode session, a
@@ -212,7 +215,7 @@ func (m *Mapper) Map(data []byte) agent.Outcome {
 		return m.observe(agent.Observation{Kind: agent.Working, Session: p.SessionID, Native: typ, Summary: "permission answered: " + reply,
 			Decision: &agent.AgentDecision{Decision: reply, Source: "opencode permission.replied (who answered is not said)"}})
 	}
-	if r, ok := ignored[e.Type]; ok {
+	if r, ok := ignored.Get()[e.Type]; ok {
 		return agent.Ignore(m.sessionOf(p.SessionID), r)
 	}
 	return agent.Unrecognize(m.sessionOf(p.SessionID), typ)
