@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -209,5 +210,16 @@ func TestRecordlessLockOfALiveWriterKept(t *testing.T) {
 		if _, err := os.Stat(lock); err != nil {
 			t.Fatal("the lock was removed")
 		}
+	}
+}
+
+// random fills every byte it is given, differently each time (the lock
+// tokens rest on it).
+func TestRandomFills(t *testing.T) {
+	a, b := make([]byte, 64), make([]byte, 64)
+	random(a)
+	random(b)
+	if bytes.Equal(a, make([]byte, 64)) || bytes.Equal(a, b) {
+		t.Fatalf("random gave %x then %x", a, b)
 	}
 }

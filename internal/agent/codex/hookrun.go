@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -42,15 +43,15 @@ func (g *gate) Apply(out agent.Outcome) error {
 		open, seen := g.agents[k]
 		switch {
 		case o.Kind == agent.SessionStarted && g.started[o.Session]:
-			o.Kind, o.Summary = agent.Note, "session start reported by "+firstNonEmpty(o.Native, "another source")+paren(o.Source)
+			o.Kind, o.Summary = agent.Note, "session start reported by "+cmp.Or(o.Native, "another source")+paren(o.Source)
 		case o.Kind == agent.SessionStarted:
 			if len(g.started) < 4096 { // bounded: past it a start may be recorded twice
 				g.started[o.Session] = true
 			}
 		case o.Kind == agent.SubagentStarted && open:
-			o.Kind, o.Summary = agent.Note, "sub-agent start reported by "+firstNonEmpty(o.Native, "another source")
+			o.Kind, o.Summary = agent.Note, "sub-agent start reported by "+cmp.Or(o.Native, "another source")
 		case o.Kind == agent.SubagentStopped && seen && !open:
-			o.Kind, o.Summary = agent.Note, "sub-agent end reported by "+firstNonEmpty(o.Native, "another source")+paren(o.Reason)
+			o.Kind, o.Summary = agent.Note, "sub-agent end reported by "+cmp.Or(o.Native, "another source")+paren(o.Reason)
 		case o.Kind == agent.SubagentStarted:
 			if len(g.agents) < 4096 {
 				g.agents[k] = true
@@ -169,15 +170,6 @@ func shortPath(p string) string {
 		return "~" + p[len(home):]
 	}
 	return p
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func paren(s string) string {

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -117,7 +118,7 @@ func (r *RolloutReader) responseItem(obs agent.Observation, p rolloutPayload) ag
 	obs.Native = "response_item:" + cutTag(p.Type)
 	switch p.Type {
 	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call":
-		obs.Kind, obs.Tool = agent.ToolStarted, cutTag(firstSet(p.Name, p.Type))
+		obs.Kind, obs.Tool = agent.ToolStarted, cutTag(cmp.Or(p.Name, p.Type))
 		if p.Name == "exec_command" {
 			var a struct {
 				Cmd string `json:"cmd"`
@@ -251,13 +252,4 @@ func str(raw json.RawMessage) string {
 		return ""
 	}
 	return s
-}
-
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
