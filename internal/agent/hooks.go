@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 )
 
@@ -33,4 +35,23 @@ type HookCall struct {
 	// Event names the hook event, for an agent whose payloads do not
 	// (GitHub Copilot CLI's); "" otherwise.
 	Event string
+}
+
+// Record records one normalised payload in the journal the call names,
+// through a HookAppend of source, prefix and limits: how a hook call that
+// no launching lcwrap owns ends. It returns the warnings to print; a
+// journal it cannot locate is one.
+func (c HookCall) Record(source, prefix, limits string, out Outcome) []string {
+	path, err := c.Journal()
+	if err != nil {
+		return []string{fmt.Sprintf("cannot tell where the journal is; not recorded: %v", err)}
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return HookAppend{
+		Source: source, Prefix: prefix, Limits: limits,
+		Journal: path, Wait: c.Wait,
+		Parent: c.Parent, Root: c.Root,
+	}.Record(out)
 }

@@ -56,3 +56,20 @@ func ProcessTree(root event.Identity) (map[int]event.ProcInfo, error) {
 	}
 	return tree, nil
 }
+
+// FDLinks calls fn with what each open descriptor of pid points to (its
+// /proc/PID/fd link: a path, "socket:[INODE]", "pipe:[INODE]", ...). A
+// process that is gone, or whose descriptors are not ours to read, has
+// none.
+func FDLinks(pid int, fn func(link string)) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if link, err := os.Readlink(dir + e.Name()); err == nil {
+			fn(link)
+		}
+	}
+}

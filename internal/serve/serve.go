@@ -79,6 +79,7 @@ type Server struct {
 	fl      *fleetState    // fleet mode
 	streams atomic.Int64
 	logMu   sync.Mutex
+	muxOnce sync.Once // requests are served concurrently: the table is made once
 	mux     map[string]route
 }
 
@@ -290,7 +291,7 @@ func Routes() map[string]string {
 
 // match finds the route of path, with the child id of the child routes.
 func (s *Server) match(path string) (route, string, bool) {
-	if s.mux == nil {
+	s.muxOnce.Do(func() {
 		s.mux = map[string]route{
 			"/":                        {methods: "GET", open: true, h: s.page},
 			"/app.js":                  {methods: "GET", open: true, h: s.page},
@@ -301,7 +302,7 @@ func (s *Server) match(path string) (route, string, bool) {
 			"/v1/children/{id}":        {methods: "GET", h: s.child},
 			"/v1/children/{id}/cancel": {methods: "POST", h: s.cancel},
 		}
-	}
+	})
 	if rt, ok := s.mux[path]; ok {
 		return rt, "", true
 	}

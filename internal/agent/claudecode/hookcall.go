@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/lcwrap/lcwrap/internal/agent"
 	"github.com/lcwrap/lcwrap/internal/hookhttp"
@@ -37,16 +36,5 @@ func (Driver) Hook(in io.Reader, call agent.HookCall) []string {
 	case url != "":
 		return nil // the lcwrap that launched the agent owns its events
 	}
-	path, err := call.Journal()
-	if err != nil {
-		return []string{fmt.Sprintf("cannot tell where the journal is; not recorded: %v", err)}
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	return agent.HookAppend{
-		Source: Source, Prefix: ChildPrefix, Limits: Limits,
-		Journal: path, Wait: call.Wait,
-		Parent: call.Parent, Root: call.Root,
-	}.Record(Normalize(raw))
+	return call.Record(Source, ChildPrefix, Limits, Normalize(raw))
 }

@@ -46,25 +46,17 @@ func proveIn(root event.Identity, tree map[int]event.ProcInfo) (Proof, error) {
 	sockets := map[uint32]bool{} // socket inodes held in the tree
 	fds := map[int][]uint32{}    // each process's socket inodes
 	for pid := range tree {
-		ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
-		if err != nil {
-			continue // gone meanwhile, or not ours to read
-		}
-		for _, e := range ents {
-			link, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + e.Name())
-			if err != nil {
-				continue
-			}
+		agent.FDLinks(pid, func(link string) {
 			if ino, ok := socketInode(link); ok {
 				sockets[ino] = true
 				fds[pid] = append(fds[pid], ino)
-				continue
+				return
 			}
 			if threadOf(link) != "" && !seen[link] {
 				seen[link] = true
 				found = append(found, held{link, pid})
 			}
-		}
+		})
 	}
 	switch {
 	case len(found) == 0:

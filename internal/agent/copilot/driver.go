@@ -146,18 +146,7 @@ func (Driver) Hook(in io.Reader, call agent.HookCall) []string {
 	if handled {
 		return warnings
 	}
-	path, err := call.Journal()
-	if err != nil {
-		return []string{fmt.Sprintf("cannot tell where the journal is; not recorded: %v", err)}
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	return agent.HookAppend{
-		Source: Source, Prefix: ChildPrefix, Limits: Limits,
-		Journal: path, Wait: call.Wait,
-		Parent: call.Parent, Root: call.Root,
-	}.Record(Normalize(call.Event, raw, nil))
+	return call.Record(Source, ChildPrefix, Limits, Normalize(call.Event, raw, nil))
 }
 
 var (

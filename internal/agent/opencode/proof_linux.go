@@ -27,21 +27,13 @@ func FindServer(root event.Identity, port int) (*ServerProof, string, error) {
 	}
 	held := map[uint64]int{} // socket inode → the pid holding it
 	for pid := range tree {
-		ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
-		if err != nil {
-			continue // gone meanwhile, or not ours to read
-		}
-		for _, e := range ents {
-			link, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + e.Name())
-			if err != nil {
-				continue
-			}
+		agent.FDLinks(pid, func(link string) {
 			if s, ok := strings.CutPrefix(link, "socket:["); ok {
 				if n, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
 					held[n] = pid
 				}
 			}
-		}
+		})
 	}
 	type found struct {
 		l    Listener
