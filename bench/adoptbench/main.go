@@ -28,6 +28,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/lcwrap/lcwrap/bench/internal/procstat"
 )
 
 var (
@@ -287,12 +289,12 @@ func idleRow() error {
 	}
 	adoptTime := time.Since(start)
 	pid := cmd.Process.Pid
-	c0, err := cpuNanos(pid)
+	c0, err := procstat.CPU(pid)
 	if err != nil {
 		return err
 	}
 	time.Sleep(*idle)
-	c1, err := cpuNanos(pid)
+	c1, err := procstat.CPU(pid)
 	if err != nil {
 		return err
 	}
@@ -316,25 +318,4 @@ func idleRow() error {
 	fmt.Printf("| %d | %s | %d | %.1f | %.1f | %d | `lcwrap adopt --no-journal --emit stdout --watch=%s PID...` |\n",
 		*procs, *watch, adoptTime.Milliseconds(), float64(c1-c0)/1e6, float64(rss)/1024, drain.Milliseconds(), *watch)
 	return nil
-}
-
-// cpuNanos sums the time every thread of pid has spent on a CPU.
-func cpuNanos(pid int) (int64, error) {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return 0, err
-	}
-	var sum int64
-	for _, t := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
-		if err != nil {
-			continue // a thread that just ended
-		}
-		f := strings.Fields(string(b))
-		if len(f) > 0 {
-			ns, _ := strconv.ParseInt(f[0], 10, 64)
-			sum += ns
-		}
-	}
-	return sum, nil
 }

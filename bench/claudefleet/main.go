@@ -36,6 +36,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/lcwrap/lcwrap/bench/internal/procstat"
 	"github.com/lcwrap/lcwrap/internal/anthropicmock"
 )
 
@@ -306,24 +307,6 @@ func shim(claude, synthFile string, args []string) int {
 	return 0
 }
 
-// cpu is a process's threads' time on a CPU so far.
-func cpu(pid int) time.Duration {
-	var sum int64
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b))
-		if len(f) > 0 {
-			n, _ := strconv.ParseInt(f[0], 10, 64)
-			sum += n
-		}
-	}
-	return time.Duration(sum)
-}
-
 // children is the CPU of a process's reaped children (cutime+cstime).
 func children(pid int) time.Duration {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -391,4 +374,10 @@ func until(d time.Duration, cond func() bool) error {
 		}
 	}
 	return nil
+}
+
+// cpu is the CPU time of every thread of pid so far (0 once it is gone).
+func cpu(pid int) time.Duration {
+	d, _ := procstat.CPU(pid)
+	return d
 }

@@ -18,12 +18,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/creack/pty"
 
+	"github.com/lcwrap/lcwrap/bench/internal/procstat"
 	"github.com/lcwrap/lcwrap/internal/event"
 	"github.com/lcwrap/lcwrap/internal/journal"
 )
@@ -78,24 +78,6 @@ func (s *screen) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.buf.Len()
-}
-
-// cpu is the CPU time of every thread of pid so far (schedstat, ns).
-func cpu(pid int) time.Duration {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var ns int64
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b))
-		if len(f) > 0 {
-			n, _ := strconv.ParseInt(f[0], 10, 64)
-			ns += n
-		}
-	}
-	return time.Duration(ns)
 }
 
 func run(top, path, fleetDir string, rounds, events int, idle time.Duration) error {
@@ -249,3 +231,9 @@ func gatewayAppend(path string, lines [][]byte) error {
 
 // benchSeq is the last journalSequence given to bench-host's lines.
 var benchSeq int64
+
+// cpu is the CPU time of every thread of pid so far (0 once it is gone).
+func cpu(pid int) time.Duration {
+	d, _ := procstat.CPU(pid)
+	return d
+}

@@ -53,6 +53,20 @@ type Config struct {
 // a longer one is refused alone and counted (real ids are UUIDs).
 const MaxID = 256
 
+// PlainID reports whether s is an id that can name a file as it is: 1 to
+// MaxID ASCII letters, digits, '_' and '-' (no dot, no separator).
+func PlainID(s string) bool {
+	if s == "" || len(s) > MaxID {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // maxEventLine bounds the line of one event a Tracker writes: the journal's
 // line cap, less room for the journalSequence it adds. A longer event is
 // refused alone (kept for Errors), so that it never fails the journal

@@ -47,7 +47,7 @@ const (
 // SessionFile is the events file of session under home ($COPILOT_HOME,
 // else ~/.copilot); "" for an id that is not a plain name.
 func SessionFile(home, session string) string {
-	if home == "" || !plainName(session) {
+	if home == "" || !agent.PlainID(session) {
 		return ""
 	}
 	return filepath.Join(home, "session-state", session, "events.jsonl")
@@ -63,18 +63,6 @@ func CopilotHome(copilotHome, home string) string {
 		return ""
 	}
 	return filepath.Join(home, ".copilot")
-}
-
-func plainName(s string) bool {
-	if s == "" || len(s) > agent.MaxID {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // sessionLine is the part of a session file line lcwrap reads: the
@@ -121,7 +109,7 @@ func ParseSessionLine(session string, line []byte) (agent.Observation, bool) {
 		return agent.Observation{}, false
 	}
 	o := agent.Observation{Session: session, Native: l.Type}
-	if plainName(l.Data.AgentID) && l.Data.AgentID != session {
+	if agent.PlainID(l.Data.AgentID) && l.Data.AgentID != session {
 		o.Agent = l.Data.AgentID
 	}
 	switch l.Type {

@@ -135,23 +135,10 @@ func (s *subagents) hook(raw []byte) {
 // named by the session id ("" when either cannot be trusted: a relative
 // path, or an id Gemini would have had to rewrite for a file name).
 func SubagentDir(transcript, session string) string {
-	if transcript == "" || !filepath.IsAbs(transcript) || !safeName(session) {
+	if transcript == "" || !filepath.IsAbs(transcript) || !agent.PlainID(session) {
 		return ""
 	}
 	return filepath.Join(filepath.Dir(filepath.Clean(transcript)), session)
-}
-
-// safeName: only the characters Gemini keeps in a file name part.
-func safeName(s string) bool {
-	if s == "" || len(s) > agent.MaxID {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // scan reads the session's sub-agent directory: a new transcript is a
@@ -166,7 +153,7 @@ func (s *subagents) scan(session string, ss *subSession) {
 	}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !e.Type().IsRegular() || !safeName(id) {
+		if !ok || !e.Type().IsRegular() || !agent.PlainID(id) {
 			continue
 		}
 		a := ss.agents[id]
@@ -328,7 +315,7 @@ func endState(reason string) event.State {
 // "<session id>########<n>" in the TUI, measured).
 func agentOfPrompt(promptID string) string {
 	id, turn, ok := strings.Cut(promptID, "#")
-	if !ok || turn == "" || !safeName(id) {
+	if !ok || turn == "" || !agent.PlainID(id) {
 		return ""
 	}
 	for _, r := range turn {

@@ -135,7 +135,7 @@ func telemetryOf(r *agent.OTLPRecord) (Telemetry, bool) {
 		return Telemetry{}, false
 	}
 	if t.Event == "agent_start" || t.Event == "agent_finish" {
-		if !safeName(t.AgentID) {
+		if !agent.PlainID(t.AgentID) {
 			return Telemetry{}, false
 		}
 	}
